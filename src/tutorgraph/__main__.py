@@ -1,0 +1,5 @@
+"""`python -m tutorgraph` runs the CLI."""
+
+from tutorgraph.cli import main
+
+main()

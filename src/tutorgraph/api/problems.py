@@ -1,0 +1,86 @@
+"""One place that turns errors into responses: JSON problem documents for the API, pages for
+the browser. Stack traces never leave the server."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, RedirectResponse, Response
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from tutorgraph.errors import AuthenticationError, TutorgraphError
+
+log = logging.getLogger(__name__)
+
+
+def _wants_html(request: Request) -> bool:
+    path = request.url.path
+    if path.startswith("/api/") or path in {"/healthz", "/openapi.json"}:
+        return False
+    return "text/html" in request.headers.get("accept", "")
+
+
+def problem(status: int, title: str, detail: str, **extra: Any) -> JSONResponse:
+    body = {"type": "about:blank", "title": title, "status": status, "detail": detail, **extra}
+    return JSONResponse(body, status_code=status, media_type="application/problem+json")
+
+
+def _html_error(request: Request, status: int, title: str, detail: str) -> Response:
+    if status == 401:
+        target = request.url.path
+        if request.url.query:
+            target += "?" + request.url.query
+        from urllib.parse import quote
+
+        return RedirectResponse(f"/login?next={quote(target, safe='')}", status_code=303)
+    from tutorgraph.web.templating import render
+
+    return render(
+        request,
+        "error.html",
+        {"status": status, "title": title, "detail": detail},
+        status_code=status,
+    )
+
+
+def install_exception_handlers(app: FastAPI) -> None:
+    @app.exception_handler(TutorgraphError)
+    async def _domain_error(request: Request, exc: TutorgraphError) -> Response:
+        if exc.status_code >= 500:
+            log.error("%s on %s: %s", type(exc).__name__, request.url.path, exc.message)
+        if _wants_html(request):
+            return _html_error(request, exc.status_code, exc.title, exc.message)
+        response = problem(exc.status_code, exc.title, exc.message)
+        if isinstance(exc, AuthenticationError):
+            response.headers["WWW-Authenticate"] = "Bearer"
+        return response
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation_error(request: Request, exc: RequestValidationError) -> Response:
+        errors = [
+            {"field": ".".join(str(p) for p in e["loc"] if p != "body"), "message": e["msg"]}
+            for e in exc.errors()
+        ]
+        detail = "; ".join(f"{e['field']}: {e['message']}" for e in errors)
+        if _wants_html(request):
+            return _html_error(request, 422, "Invalid input", detail)
+        return problem(422, "Invalid input", detail, errors=errors)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        title = {404: "Not found", 405: "Method not allowed"}.get(exc.status_code, "Error")
+        detail = str(exc.detail) if exc.detail else title
+        if _wants_html(request):
+            return _html_error(request, exc.status_code, title, detail)
+        return problem(exc.status_code, title, detail)
+
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, exc: Exception) -> Response:
+        log.exception("unhandled error on %s %s", request.method, request.url.path)
+        detail = "Something went wrong on our side; the error was logged."
+        if _wants_html(request):
+            return _html_error(request, 500, "Internal error", detail)
+        return problem(500, "Internal error", detail)

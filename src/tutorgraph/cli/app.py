@@ -1,0 +1,81 @@
+"""Typer application: every subcommand hangs off `app`."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from typing import Annotated
+
+import typer
+
+from tutorgraph import __version__
+from tutorgraph.cli._console import console, err_console
+from tutorgraph.cli.db import db_app
+from tutorgraph.cli.users import users_app
+from tutorgraph.errors import TutorgraphError
+from tutorgraph.settings import load_settings
+
+app = typer.Typer(
+    name="tutorgraph",
+    help="tutorgraph: an open-source adaptive learning platform (tutor, assessment, practice).",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+app.add_typer(db_app, name="db")
+app.add_typer(users_app, name="users")
+
+
+def _version(value: bool) -> None:
+    if value:
+        console.print(f"tutorgraph {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Show the version."),
+    ] = False,
+) -> None:
+    """Configuration comes from settings.yaml, TUTORGRAPH_* variables and .env."""
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="Interface to bind.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
+    reload: Annotated[bool, typer.Option(help="Reload on code changes (development).")] = False,
+) -> None:
+    """Serve the web app and the API."""
+    import uvicorn
+
+    settings = load_settings()
+    from tutorgraph.api.app import create_app
+
+    console.print(
+        f"tutorgraph {__version__} on [bold]http://{host}:{port}[/] "
+        f"(engine: {settings.llm.engine}, database: {settings.sqlalchemy_url.split(':')[0]})"
+    )
+    if reload:
+        uvicorn.run("tutorgraph.api.app:create_app", factory=True, host=host, port=port, reload=True)
+    else:
+        uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
+
+
+@app.command()
+def seed() -> None:
+    """Load the courses in the content directory into the database (safe to re-run)."""
+    from tutorgraph.cli.seed import run_seed
+
+    run_seed(load_settings())
+
+
+def main() -> None:
+    """Entry point: run the app, turning tutorgraph errors into a message and an exit code."""
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        app()
+    except TutorgraphError as exc:
+        err_console.print(f"[bold red]error:[/] {exc.message}", highlight=False)
+        sys.exit(exc.exit_code)

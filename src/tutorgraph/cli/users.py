@@ -1,0 +1,37 @@
+"""`tutorgraph users ...`: accounts created by an operator."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from tutorgraph.cli._console import console
+from tutorgraph.settings import load_settings
+from tutorgraph.store import users
+from tutorgraph.store.db import Database
+from tutorgraph.store.models import ROLES
+
+users_app = typer.Typer(help="Manage user accounts.", no_args_is_help=True)
+
+
+@users_app.command("create")
+def create(
+    email: Annotated[str, typer.Option(help="Login email.")],
+    name: Annotated[str, typer.Option(help="Display name.")],
+    role: Annotated[str, typer.Option(help=f"One of: {', '.join(ROLES)}.")] = "admin",
+    password: Annotated[
+        str,
+        typer.Option(prompt=True, hide_input=True, confirmation_prompt=True, help="Password."),
+    ] = "",
+) -> None:
+    """Create a user (an admin by default); the password is prompted for unless given."""
+    database = Database(load_settings())
+    try:
+        with database.session() as session:
+            user = users.create_user(
+                session=session, email=email, password=password, name=name, role=role
+            )
+            console.print(f"created {user.role} [bold]{user.email}[/] (id {user.id})")
+    finally:
+        database.dispose()

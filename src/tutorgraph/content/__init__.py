@@ -1,0 +1,1 @@
+"""Courses on disk and in the database: manifests, seeding, chunking and retrieval."""

@@ -1,0 +1,164 @@
+"""One Settings object: `settings.yaml` for non-secrets, `TUTORGRAPH_*` environment and `.env` for
+secrets. Built by `load_settings()` and injected; nothing else reads the environment."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field, SecretStr, ValidationError, model_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    YamlConfigSettingsSource,
+)
+
+from tutorgraph.errors import ConfigurationError
+
+DEFAULT_JWT_SECRET = "change-me-this-secret-is-for-development-only"
+SETTINGS_FILE_ENV = "TUTORGRAPH_SETTINGS_FILE"
+
+Environment = Literal["development", "test", "production"]
+
+
+class LLMSettings(BaseModel):
+    """Which model engine answers, and how the OpenAI-compatible one is reached."""
+
+    engine: Literal["offline", "openai"] = "offline"
+    base_url: str = "https://api.openai.com/v1"
+    api_key: SecretStr | None = None
+    model: str = "gpt-4o-mini"
+    temperature: float = Field(default=0.3, ge=0.0, le=2.0)
+    max_tokens: int = Field(default=2048, gt=0, le=200_000)
+    timeout_seconds: float = Field(default=60.0, gt=0)
+    max_attempts: int = Field(default=3, ge=1, le=10)
+    backoff_seconds: float = Field(default=0.5, ge=0)
+    fallback_to_offline: bool = True
+
+
+class SearchSettings(BaseModel):
+    """The tutor's web search: off by default (the tool is then stripped from the tool list)."""
+
+    provider: Literal["none", "openai", "searxng"] = "none"
+    base_url: str | None = None
+    api_key: SecretStr | None = None
+    model: str = "sonar"
+    max_results: int = Field(default=5, ge=1, le=5)
+
+    @property
+    def enabled(self) -> bool:
+        return self.provider != "none" and bool(self.base_url)
+
+
+class LimitSettings(BaseModel):
+    """Usage limits that protect the server."""
+
+    login_attempts_per_minute: int = Field(default=10, ge=1)
+    max_upload_bytes: int = Field(default=20 * 1024 * 1024, ge=1024)
+    max_message_chars: int = Field(default=8000, ge=100)
+    max_answer_chars: int = Field(default=10000, ge=100)
+
+
+class Settings(BaseSettings):
+    """Every knob of tutorgraph. Nested values use one `_` after the section in the environment:
+    `TUTORGRAPH_LLM_API_KEY`, `TUTORGRAPH_LLM_BASE_URL`, `TUTORGRAPH_SEARCH_PROVIDER`..."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="TUTORGRAPH_",
+        env_nested_delimiter="_",
+        env_nested_max_split=1,
+        env_file=".env",
+        extra="ignore",
+    )
+
+    environment: Environment = "development"
+    data_dir: Path = Path("data")
+    content_dir: Path = Path("content")
+    database_url: str | None = None
+    checkpoint_url: str | None = None
+    jwt_secret: SecretStr = SecretStr(DEFAULT_JWT_SECRET)
+    access_token_minutes: int = Field(default=60 * 24, ge=1)
+    secure_cookies: bool = False
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    llm: LLMSettings = LLMSettings()
+    search: SearchSettings = SearchSettings()
+    limits: LimitSettings = LimitSettings()
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        yaml_file = Path(os.environ.get(SETTINGS_FILE_ENV, "settings.yaml"))
+        yaml_source = YamlConfigSettingsSource(settings_cls, yaml_file=yaml_file)
+        return (init_settings, env_settings, dotenv_settings, yaml_source)
+
+    @model_validator(mode="after")
+    def _refuse_insecure_defaults(self) -> Settings:
+        secret = self.jwt_secret.get_secret_value()
+        if self.environment != "development" and secret == DEFAULT_JWT_SECRET:
+            raise ValueError(
+                "jwt_secret: the default secret is only allowed when environment=development; "
+                "set TUTORGRAPH_JWT_SECRET"
+            )
+        if len(secret) < 32:
+            raise ValueError("jwt_secret: must be at least 32 characters (HS256 needs 256 bits)")
+        return self
+
+    @property
+    def sqlalchemy_url(self) -> str:
+        """The application database URL; a SQLite file in the data dir unless configured."""
+        if self.database_url:
+            return normalize_database_url(self.database_url)
+        return f"sqlite:///{(self.data_dir / 'tutorgraph.db').resolve()}"
+
+    @property
+    def checkpointer_url(self) -> str:
+        """Where LangGraph checkpoints live: beside the rows on PostgreSQL, a file otherwise."""
+        if self.checkpoint_url:
+            return self.checkpoint_url
+        url = self.sqlalchemy_url
+        if url.startswith("postgresql"):
+            return url
+        return f"sqlite:///{(self.data_dir / 'checkpoints.db').resolve()}"
+
+    @property
+    def index_dir(self) -> Path:
+        return self.data_dir / "index"
+
+
+def normalize_database_url(url: str) -> str:
+    """Accept `postgres://` and `postgresql://` and use the psycopg 3 driver for both."""
+    for prefix in ("postgres://", "postgresql://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix) :]
+    return url
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Build settings, turning a validation failure into one readable line naming the setting."""
+    try:
+        return Settings(**overrides)  # type: ignore[arg-type]
+    except ValidationError as exc:
+        raise ConfigurationError(describe_validation_error(exc)) from exc
+
+
+def describe_validation_error(exc: ValidationError) -> str:
+    parts = []
+    for error in exc.errors():
+        where = ".".join(str(p) for p in error["loc"]) or "settings"
+        message = error["msg"].removeprefix("Value error, ")
+        secret = any(word in where for word in ("secret", "key", "password"))
+        if message.startswith(f"{where}:") or not error["loc"]:
+            parts.append(message)
+        elif secret:
+            parts.append(f"{where}: {message}")
+        else:
+            parts.append(f"{where}: {message} (got {error.get('input')!r})")
+    return "invalid setting " + "; ".join(parts)

@@ -1,0 +1,45 @@
+"""LangGraph checkpointer from settings: a SQLite file by default, PostgreSQL in production."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from langgraph.checkpoint.base import BaseCheckpointSaver
+
+from tutorgraph.errors import ConfigurationError
+from tutorgraph.settings import Settings
+
+
+def _postgres_conninfo(url: str) -> str:
+    """psycopg wants `postgresql://`; SQLAlchemy URLs carry a `+driver` suffix."""
+    scheme, rest = url.split("://", 1)
+    return "postgresql://" + rest if scheme.startswith("postgres") else url
+
+
+@asynccontextmanager
+async def open_checkpointer(settings: Settings) -> AsyncIterator[BaseCheckpointSaver[str]]:
+    """Open the durable checkpointer; tables are created on first use."""
+    url = settings.checkpointer_url
+    if url.startswith("postgres"):
+        try:
+            from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+        except ImportError as exc:  # pragma: no cover - depends on the install
+            raise ConfigurationError(
+                "checkpoint storage on PostgreSQL needs the postgres extra: "
+                "pip install 'tutorgraph[postgres]'"
+            ) from exc
+        async with AsyncPostgresSaver.from_conn_string(_postgres_conninfo(url)) as saver:
+            await saver.setup()
+            yield saver
+        return
+    if not url.startswith("sqlite:///"):
+        raise ConfigurationError(f"checkpoint_url: unsupported URL scheme in {url.split(':')[0]!r}")
+    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+    path = Path(url.removeprefix("sqlite:///"))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    async with AsyncSqliteSaver.from_conn_string(str(path)) as saver:
+        await saver.setup()
+        yield saver

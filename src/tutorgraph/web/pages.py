@@ -1,0 +1,115 @@
+"""The web shell: home, log in, register, log out, and the sections not built yet."""
+
+from __future__ import annotations
+
+from typing import Annotated
+from urllib.parse import urlparse
+
+from fastapi import APIRouter, Form, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from tutorgraph import auth
+from tutorgraph.api.deps import SESSION_COOKIE, OptionalUser, SessionDep, SettingsDep, client_key
+from tutorgraph.api.routes.auth import set_session_cookie
+from tutorgraph.errors import AuthenticationError, InputError, RateLimitedError
+from tutorgraph.web.templating import render
+
+router = APIRouter(include_in_schema=False)
+
+PLANNED = {
+    "explore": "Explore: open-ended chat with the tutor across every course.",
+    "assess": "Assess: an adaptive skill assessment that ends in a gap analysis and a plan.",
+    "quiz": "Practice: graded questions with mastery tracking.",
+    "interview": "Interview: a mock technical interview built from your resume.",
+    "create": "Create: turn your material into a course with a quiz bank.",
+}
+
+
+def _safe_next(target: str | None) -> str:
+    """Only same-site relative paths are followed after login."""
+    if not target:
+        return "/"
+    parsed = urlparse(target)
+    if parsed.scheme or parsed.netloc or not target.startswith("/") or target.startswith("//"):
+        return "/"
+    return target
+
+
+@router.get("/", response_class=HTMLResponse)
+def home(request: Request, user: OptionalUser) -> Response:
+    request.state.user = user
+    return render(request, "home.html", {"sections": PLANNED})
+
+
+@router.get("/login", response_class=HTMLResponse)
+def login_page(request: Request, user: OptionalUser, next: str | None = None) -> Response:
+    request.state.user = user
+    return render(request, "login.html", {"next": _safe_next(next), "email": ""})
+
+
+@router.post("/login", response_class=HTMLResponse)
+def login_submit(
+    request: Request,
+    session: SessionDep,
+    settings: SettingsDep,
+    email: Annotated[str, Form(max_length=320)],
+    password: Annotated[str, Form(max_length=1024)],
+    next: Annotated[str, Form()] = "/",
+) -> Response:
+    try:
+        _, token = auth.login(
+            session=session,
+            settings=settings,
+            email=email,
+            password=password,
+            client=client_key(request),
+        )
+    except (AuthenticationError, RateLimitedError) as exc:
+        context = {"next": _safe_next(next), "email": email, "error": exc.message}
+        return render(request, "login.html", context, status_code=exc.status_code)
+    response = RedirectResponse(_safe_next(next), status_code=303)
+    set_session_cookie(response, token, settings.secure_cookies, settings.access_token_minutes)
+    return response
+
+
+@router.get("/register", response_class=HTMLResponse)
+def register_page(request: Request, user: OptionalUser) -> Response:
+    request.state.user = user
+    return render(request, "register.html", {"email": "", "name": ""})
+
+
+@router.post("/register", response_class=HTMLResponse)
+def register_submit(
+    request: Request,
+    session: SessionDep,
+    email: Annotated[str, Form(max_length=320)],
+    password: Annotated[str, Form(max_length=1024)],
+    name: Annotated[str, Form(max_length=200)],
+) -> Response:
+    try:
+        auth.register(session=session, email=email, password=password, name=name)
+    except InputError as exc:
+        context = {"email": email, "name": name, "error": exc.message}
+        return render(request, "register.html", context, status_code=422)
+    return RedirectResponse("/login?registered=1", status_code=303)
+
+
+@router.post("/logout")
+def logout() -> Response:
+    response = RedirectResponse("/", status_code=303)
+    response.delete_cookie(SESSION_COOKIE, path="/")
+    return response
+
+
+@router.get("/{section}", response_class=HTMLResponse)
+def planned_section(section: str, request: Request, user: OptionalUser) -> Response:
+    """Sections of the navigation that later releases fill in."""
+    request.state.user = user
+    if section not in PLANNED:
+        return render(
+            request,
+            "error.html",
+            {"status": 404, "title": "Not found", "detail": "There is no such page."},
+            status_code=404,
+        )
+    return render(request, "planned.html", {"section": section, "about": PLANNED[section]})

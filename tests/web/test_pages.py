@@ -1,0 +1,84 @@
+from __future__ import annotations
+
+from bs4 import BeautifulSoup
+from fastapi.testclient import TestClient
+
+HTML = {"accept": "text/html"}
+
+
+def page(client: TestClient, path: str) -> BeautifulSoup:
+    response = client.get(path, headers=HTML)
+    assert response.status_code == 200, response.text
+    return BeautifulSoup(response.text, "html.parser")
+
+
+def test_home_has_the_navigation_and_an_empty_state(client: TestClient) -> None:
+    soup = page(client, "/")
+    nav = soup.find("nav", attrs={"aria-label": "Main"})
+    assert nav is not None
+    labels = [a.get_text() for a in nav.find_all("a")]
+    assert labels == ["Learn", "Explore", "Assess", "Practice", "Interview", "Create"]
+    assert soup.find("html")["lang"] == "en"  # type: ignore[index]
+    assert soup.find("a", string="Log in") is not None
+
+
+def test_register_then_login_in_the_browser_flow(client: TestClient) -> None:
+    form = page(client, "/register").find("form")
+    assert form is not None and {i["name"] for i in form.find_all("input")} == {
+        "name",
+        "email",
+        "password",
+    }
+    for field in ("name", "email", "password"):
+        assert form.find("label", attrs={"for": field}) is not None
+    response = client.post(
+        "/register",
+        data={"name": "Grace", "email": "grace@example.org", "password": "cobol forever"},
+        follow_redirects=False,
+    )
+    assert response.status_code == 303 and response.headers["location"] == "/login?registered=1"
+    response = client.post(
+        "/login",
+        data={"email": "grace@example.org", "password": "cobol forever", "next": "/"},
+        follow_redirects=False,
+    )
+    assert response.status_code == 303
+    soup = page(client, "/")
+    assert soup.find(attrs={"data-testid": "current-user"}).get_text() == "Grace"  # type: ignore[union-attr]
+
+
+def test_failed_login_shows_a_message_and_keeps_the_email(client: TestClient) -> None:
+    response = client.post(
+        "/login", data={"email": "who@example.org", "password": "nope nope"}, headers=HTML
+    )
+    assert response.status_code == 401
+    soup = BeautifulSoup(response.text, "html.parser")
+    assert soup.find(attrs={"role": "alert"}).get_text() == "invalid email or password"  # type: ignore[union-attr]
+    assert soup.find("input", attrs={"name": "email"})["value"] == "who@example.org"  # type: ignore[index]
+
+
+def test_login_never_redirects_off_site(client: TestClient) -> None:
+    client.post(
+        "/register",
+        data={"name": "Eve", "email": "eve@example.org", "password": "long enough"},
+    )
+    response = client.post(
+        "/login",
+        data={"email": "eve@example.org", "password": "long enough", "next": "//evil.example"},
+        follow_redirects=False,
+    )
+    assert response.headers["location"] == "/"
+
+
+def test_unknown_pages_render_a_404_page(client: TestClient) -> None:
+    response = client.get("/no-such-page", headers=HTML)
+    assert response.status_code == 404
+    soup = BeautifulSoup(response.text, "html.parser")
+    assert soup.find("h1").get_text() == "Not found"  # type: ignore[union-attr]
+
+
+def test_static_assets_are_served_locally(client: TestClient) -> None:
+    soup = page(client, "/")
+    links = [link["href"] for link in soup.find_all("link", rel="stylesheet")]
+    assert links and all(str(href).startswith("/static/") for href in links)
+    assert client.get(str(links[0])).status_code == 200
