@@ -1,5 +1,5 @@
-"""A fake OpenAI-compatible model server on a real socket: replies and faults are queued by the test,
-requests are recorded, streaming sends SSE chunks with tool calls split into fragments."""
+"""A fake OpenAI-compatible model server on a real socket: tests queue replies and faults, the
+server records requests and streams SSE chunks with tool calls split into fragments."""
 
 from __future__ import annotations
 
@@ -79,7 +79,7 @@ ReplyLike = str | BaseModel | Mapping[str, Any] | Sequence[ToolCall] | Reply | F
 
 
 def to_reply(reply: ReplyLike) -> Reply | Fault:
-    """Normalise what a test enqueues: text, a JSON object or model, tool calls, a reply or a fault."""
+    """Normalise what a test enqueues: text, JSON object or model, tool calls, reply or fault."""
     if isinstance(reply, Reply | Fault):
         return reply
     if isinstance(reply, str):
@@ -248,7 +248,9 @@ class FakeOpenAIServer:
             await self._sleep(fault.seconds)
             return _error(504, "fake server: the client should have timed out")
         if stream:
-            return StreamingResponse(iter([f"data: {_BROKEN_JSON}\n\n"]), media_type="text/event-stream")
+            return StreamingResponse(
+                iter([f"data: {_BROKEN_JSON}\n\n"]), media_type="text/event-stream"
+            )
         return PlainTextResponse(_BROKEN_JSON, media_type="application/json")
 
     async def _sleep(self, seconds: float) -> None:
@@ -291,8 +293,12 @@ class FakeOpenAIServer:
             choice = {"index": 0, "delta": delta, "finish_reason": finish_reason}
             return _sse({**envelope, "choices": [choice]})
 
-        deltas: list[dict[str, Any]] = [{"content": piece} for piece in _tokens(reply.content or "")]
-        deltas += [{"tool_calls": [fragment]} for fragment in _tool_call_fragments(reply.tool_calls)]
+        deltas: list[dict[str, Any]] = [
+            {"content": piece} for piece in _tokens(reply.content or "")
+        ]
+        deltas += [
+            {"tool_calls": [fragment]} for fragment in _tool_call_fragments(reply.tool_calls)
+        ]
         await self._sleep(self._state.first_token_delay)
         yield chunk({"role": "assistant", "content": ""})
         for position, delta in enumerate(deltas):
@@ -311,7 +317,7 @@ def _tokens(text: str) -> list[str]:
 
 
 def _tool_call_fragments(calls: Sequence[ToolCall]) -> list[dict[str, Any]]:
-    """Each call's id and name first, then its arguments in three pieces, interleaved across calls."""
+    """Each call's id and name first, then its arguments in three pieces; calls interleave."""
     per_call: list[list[dict[str, Any]]] = []
     for index, call in enumerate(calls):
         head = {
