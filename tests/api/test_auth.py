@@ -18,7 +18,11 @@ def test_login_sets_an_http_only_session_cookie(client: TestClient) -> None:
         "/api/v1/auth/login", json={"email": "ada@example.org", "password": "correct horse"}
     )
     cookie = response.headers["set-cookie"]
-    assert "tutorgraph_session=" in cookie and "HttpOnly" in cookie and "samesite=lax" in cookie.lower()
+    assert (
+        "tutorgraph_session=" in cookie
+        and "HttpOnly" in cookie
+        and "samesite=lax" in cookie.lower()
+    )
     assert client.get("/api/v1/auth/me").status_code == 200  # the cookie alone authenticates
     client.post("/api/v1/auth/logout")
     assert client.get("/api/v1/auth/me").status_code == 401

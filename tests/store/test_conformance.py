@@ -107,8 +107,11 @@ def test_chat_rows_cascade_with_their_session(database: Database, tmp_path: Path
         chat = TutorSession(user_id=user.id, lesson_id=lesson.id)
         session.add(chat)
         session.flush()
-        session.add(ChatMessage(user_id=user.id, lesson_id=lesson.id, session_id=chat.id,
-                                role="user", content="hi"))
+        session.add(
+            ChatMessage(
+                user_id=user.id, lesson_id=lesson.id, session_id=chat.id, role="user", content="hi"
+            )
+        )
     with database.session() as session:
         session.delete(session.get(TutorSession, chat.id))
     with database.session() as session:

@@ -11,10 +11,11 @@ from fastapi.staticfiles import StaticFiles
 
 from tutorgraph import __version__
 from tutorgraph.api.problems import install_exception_handlers
-from tutorgraph.api.routes import auth, health
+from tutorgraph.api.routes import auth, courses, health, lessons, search
+from tutorgraph.content.retrieval import SearchIndexes
 from tutorgraph.settings import Settings, load_settings
 from tutorgraph.store.db import Database
-from tutorgraph.web import pages
+from tutorgraph.web import learn, pages
 from tutorgraph.web.templating import STATIC_DIR
 
 log = logging.getLogger(__name__)
@@ -38,11 +39,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.state.db = database
+    app.state.search = SearchIndexes(settings.index_dir)
 
     api = APIRouter(prefix="/api/v1")
     api.include_router(auth.router)
+    api.include_router(courses.router)
+    api.include_router(courses.shares_router)
+    api.include_router(lessons.router)
+    api.include_router(search.router)
     app.include_router(api)
     app.include_router(health.router)
+    app.include_router(learn.router)
     app.include_router(pages.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     install_exception_handlers(app)

@@ -11,6 +11,7 @@ import typer
 from tutorgraph import __version__
 from tutorgraph.cli._console import console, err_console
 from tutorgraph.cli.db import db_app
+from tutorgraph.cli.kb import kb_app
 from tutorgraph.cli.users import users_app
 from tutorgraph.errors import TutorgraphError
 from tutorgraph.settings import load_settings
@@ -23,6 +24,7 @@ app = typer.Typer(
 )
 app.add_typer(db_app, name="db")
 app.add_typer(users_app, name="users")
+app.add_typer(kb_app, name="kb")
 
 
 def _version(value: bool) -> None:
@@ -58,7 +60,9 @@ def serve(
         f"(engine: {settings.llm.engine}, database: {settings.sqlalchemy_url.split(':')[0]})"
     )
     if reload:
-        uvicorn.run("tutorgraph.api.app:create_app", factory=True, host=host, port=port, reload=True)
+        uvicorn.run(
+            "tutorgraph.api.app:create_app", factory=True, host=host, port=port, reload=True
+        )
     else:
         uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
 

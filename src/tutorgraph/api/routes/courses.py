@@ -1,0 +1,139 @@
+"""Courses: list, detail with modules and lessons, progress, sharing."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from fastapi import APIRouter
+from pydantic import BaseModel
+
+from tutorgraph.api.deps import CurrentUser, OptionalUser, SessionDep
+from tutorgraph.store import courses
+from tutorgraph.store.models import LearningPath
+
+router = APIRouter(prefix="/courses", tags=["courses"])
+
+
+class CourseOut(BaseModel):
+    slug: str
+    title: str
+    description: str
+    level: str
+    domain: str
+    visibility: str
+    section: courses.Section
+    lesson_count: int
+    completed_count: int
+
+
+class LessonRef(BaseModel):
+    id: int
+    slug: str
+    title: str
+    summary: str
+    completed: bool
+
+
+class ModuleOut(BaseModel):
+    title: str
+    lessons: list[LessonRef]
+
+
+class CourseDetail(CourseOut):
+    modules: list[ModuleOut]
+
+
+class ShareOut(BaseModel):
+    share_token: str
+    join_url: str
+
+
+class VisibilityIn(BaseModel):
+    visibility: Literal["public", "private"]
+
+
+def course_out(course: LearningPath, section: courses.Section, done: set[int]) -> CourseOut:
+    lessons = courses.course_lessons(course)
+    return CourseOut(
+        slug=course.slug,
+        title=course.title,
+        description=course.description,
+        level=course.level,
+        domain=course.domain,
+        visibility=course.visibility,
+        section=section,
+        lesson_count=len(lessons),
+        completed_count=sum(1 for lesson in lessons if lesson.id in done),
+    )
+
+
+@router.get("")
+def list_courses(session: SessionDep, user: OptionalUser) -> list[CourseOut]:
+    """Courses you can see; `section` is my, shared or platform."""
+    done = courses.completed_lesson_ids(session=session, user=user)
+    return [
+        course_out(v.course, v.section, done)
+        for v in courses.visible_courses(session=session, user=user)
+    ]
+
+
+@router.get("/{slug}")
+def get_course(slug: str, session: SessionDep, user: OptionalUser) -> CourseDetail:
+    """A course with its modules and their lessons (404 when it is not visible to you)."""
+    course = courses.get_course(session=session, slug=slug, user=user)
+    done = courses.completed_lesson_ids(session=session, user=user)
+    section: courses.Section = next(
+        (
+            v.section
+            for v in courses.visible_courses(session=session, user=user)
+            if v.course.id == course.id
+        ),
+        "platform",
+    )
+    modules = [
+        ModuleOut(
+            title=module.title,
+            lessons=[
+                LessonRef(
+                    id=lesson.id,
+                    slug=lesson.slug,
+                    title=lesson.title,
+                    summary=lesson.summary,
+                    completed=lesson.id in done,
+                )
+                for lesson in module.lessons
+            ],
+        )
+        for module in course.modules
+    ]
+    return CourseDetail(**course_out(course, section, done).model_dump(), modules=modules)
+
+
+@router.post("/{slug}/share")
+def share_course(slug: str, session: SessionDep, user: CurrentUser) -> ShareOut:
+    """Create (or replace) the course's share link; owners only."""
+    course = courses.get_course(session=session, slug=slug, user=user)
+    token = courses.create_share_token(session=session, course=course, user=user)
+    return ShareOut(share_token=token, join_url=f"/api/v1/shares/{token}")
+
+
+@router.put("/{slug}/visibility")
+def change_visibility(
+    slug: str, body: VisibilityIn, session: SessionDep, user: CurrentUser
+) -> CourseOut:
+    course = courses.get_course(session=session, slug=slug, user=user)
+    courses.set_visibility(session=session, course=course, user=user, visibility=body.visibility)
+    done = courses.completed_lesson_ids(session=session, user=user)
+    return course_out(course, "my", done)
+
+
+shares_router = APIRouter(prefix="/shares", tags=["courses"])
+
+
+@shares_router.post("/{token}")
+def accept_share(token: str, session: SessionDep, user: CurrentUser) -> CourseOut:
+    """Accept a share link: the course appears under Shared with Me."""
+    course = courses.join_by_token(session=session, token=token, user=user)
+    done = courses.completed_lesson_ids(session=session, user=user)
+    section: courses.Section = "my" if course.created_by == user.id else "shared"
+    return course_out(course, section, done)

@@ -1,0 +1,80 @@
+"""Lessons and the learner's progress on them."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from fastapi import APIRouter
+from pydantic import BaseModel
+
+from tutorgraph.api.deps import CurrentUser, OptionalUser, SessionDep
+from tutorgraph.store import courses
+
+router = APIRouter(prefix="/lessons", tags=["lessons"])
+
+
+class LessonOut(BaseModel):
+    id: int
+    slug: str
+    title: str
+    course: str
+    module: str
+    summary: str
+    content: str
+    concepts: list[str]
+    sources: list[str]
+    quiz: list[dict[str, Any]]
+    has_reference_kb: bool
+    completed: bool
+    previous_id: int | None
+    next_id: int | None
+
+
+class ProgressIn(BaseModel):
+    completed: bool = True
+
+
+class ProgressOut(BaseModel):
+    lesson_id: int
+    completed: bool
+    completed_at: datetime | None
+
+
+@router.get("/{lesson_id}")
+def get_lesson(lesson_id: int, session: SessionDep, user: OptionalUser) -> LessonOut:
+    lesson = courses.get_lesson(session=session, lesson_id=lesson_id, user=user)
+    course = lesson.module.learning_path
+    ordered = courses.course_lessons(course)
+    position = [item.id for item in ordered].index(lesson.id)
+    done = courses.completed_lesson_ids(session=session, user=user)
+    return LessonOut(
+        id=lesson.id,
+        slug=lesson.slug,
+        title=lesson.title,
+        course=course.slug,
+        module=lesson.module.title,
+        summary=lesson.summary,
+        content=lesson.content,
+        concepts=list(lesson.concepts),
+        sources=list(lesson.sources_used),
+        quiz=[{k: v for k, v in q.items() if k != "correct_index"} for q in lesson.quiz],
+        has_reference_kb=bool(lesson.reference_kb),
+        completed=lesson.id in done,
+        previous_id=ordered[position - 1].id if position > 0 else None,
+        next_id=ordered[position + 1].id if position + 1 < len(ordered) else None,
+    )
+
+
+@router.put("/{lesson_id}/progress")
+def set_progress(
+    lesson_id: int, body: ProgressIn, session: SessionDep, user: CurrentUser
+) -> ProgressOut:
+    """Mark a lesson complete (or not complete again)."""
+    lesson = courses.get_lesson(session=session, lesson_id=lesson_id, user=user)
+    progress = courses.set_progress(
+        session=session, user=user, lesson=lesson, completed=body.completed
+    )
+    return ProgressOut(
+        lesson_id=lesson.id, completed=progress.completed, completed_at=progress.completed_at
+    )

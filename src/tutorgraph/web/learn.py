@@ -1,0 +1,90 @@
+"""The Learn pages: course list, course outline with progress, and the lesson reader."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Form, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from tutorgraph.api.deps import CurrentUser, OptionalUser, SessionDep
+from tutorgraph.content.rendering import render_markdown
+from tutorgraph.store import courses
+from tutorgraph.web.templating import render
+
+router = APIRouter(include_in_schema=False)
+
+SECTIONS = (("my", "My Courses"), ("shared", "Shared with Me"), ("platform", "Platform Courses"))
+
+
+@router.get("/learn", response_class=HTMLResponse)
+def learn(request: Request, session: SessionDep, user: OptionalUser) -> Response:
+    request.state.user = user
+    done = courses.completed_lesson_ids(session=session, user=user)
+    grouped: dict[str, list[dict[str, object]]] = {key: [] for key, _ in SECTIONS}
+    for visible in courses.visible_courses(session=session, user=user):
+        lessons = courses.course_lessons(visible.course)
+        grouped[visible.section].append(
+            {
+                "course": visible.course,
+                "lessons": len(lessons),
+                "completed": sum(1 for lesson in lessons if lesson.id in done),
+            }
+        )
+    return render(request, "learn.html", {"sections": SECTIONS, "grouped": grouped})
+
+
+@router.get("/learn/{slug}", response_class=HTMLResponse)
+def course_page(slug: str, request: Request, session: SessionDep, user: OptionalUser) -> Response:
+    request.state.user = user
+    course = courses.get_course(session=session, slug=slug, user=user)
+    done = courses.completed_lesson_ids(session=session, user=user)
+    lessons = courses.course_lessons(course)
+    return render(
+        request,
+        "course.html",
+        {
+            "course": course,
+            "done": done,
+            "total": len(lessons),
+            "completed": sum(1 for lesson in lessons if lesson.id in done),
+        },
+    )
+
+
+@router.get("/learn/{slug}/{lesson_slug}", response_class=HTMLResponse)
+def lesson_page(
+    slug: str, lesson_slug: str, request: Request, session: SessionDep, user: OptionalUser
+) -> Response:
+    request.state.user = user
+    course = courses.get_course(session=session, slug=slug, user=user)
+    lesson = courses.get_lesson_by_slug(session=session, course=course, slug=lesson_slug)
+    ordered = courses.course_lessons(course)
+    position = [item.id for item in ordered].index(lesson.id)
+    done = courses.completed_lesson_ids(session=session, user=user)
+    return render(
+        request,
+        "lesson.html",
+        {
+            "course": course,
+            "lesson": lesson,
+            "body": render_markdown(lesson.content),
+            "completed": lesson.id in done,
+            "previous": ordered[position - 1] if position > 0 else None,
+            "next": ordered[position + 1] if position + 1 < len(ordered) else None,
+        },
+    )
+
+
+@router.post("/learn/{slug}/{lesson_slug}/progress")
+def lesson_progress(
+    slug: str,
+    lesson_slug: str,
+    session: SessionDep,
+    user: CurrentUser,
+    completed: Annotated[bool, Form()] = True,
+) -> Response:
+    course = courses.get_course(session=session, slug=slug, user=user)
+    lesson = courses.get_lesson_by_slug(session=session, course=course, slug=lesson_slug)
+    courses.set_progress(session=session, user=user, lesson=lesson, completed=completed)
+    return RedirectResponse(f"/learn/{course.slug}/{lesson.slug}", status_code=303)

@@ -1,0 +1,71 @@
+from __future__ import annotations
+
+import pytest
+from bs4 import BeautifulSoup
+from fastapi.testclient import TestClient
+
+from tests.conftest import register_and_login
+from tests.store.test_conformance import write_course
+from tutorgraph.cli.seed import run_seed
+from tutorgraph.settings import Settings
+
+HTML = {"accept": "text/html"}
+
+
+@pytest.fixture
+def seeded(client: TestClient, settings: Settings) -> TestClient:
+    write_course(settings.content_dir)
+    (settings.content_dir / "demo" / "lessons" / "attn.md").write_text(
+        "# Attention\n\nScores $QK^T$ scaled.\n\n```mermaid\ngraph TD; A-->B\n```\n\n"
+        "```python\nprint('hi')\n```\n\n<script>alert(1)</script>\n"
+    )
+    run_seed(settings)
+    return client
+
+
+def soup(client: TestClient, path: str) -> BeautifulSoup:
+    response = client.get(path, headers=HTML)
+    assert response.status_code == 200, response.text
+    return BeautifulSoup(response.text, "html.parser")
+
+
+def test_learn_lists_platform_courses(seeded: TestClient) -> None:
+    page = soup(seeded, "/learn")
+    section = page.find("section", attrs={"data-section": "platform"})
+    assert section is not None
+    assert section.find("h2").get_text() == "Platform Courses"  # type: ignore[union-attr]
+    assert [a.get_text() for a in section.select(".course-card h3 a")] == ["Demo"]
+
+
+def test_lesson_page_renders_markdown_math_mermaid_and_escapes_html(seeded: TestClient) -> None:
+    page = soup(seeded, "/learn/demo/attn")
+    body = page.find("article", class_="lesson-body")
+    assert body is not None
+    assert body.find("span", class_="math").get_text() == "QK^T"  # type: ignore[union-attr]
+    assert body.find("pre", class_="mermaid").get_text().strip() == "graph TD; A-->B"  # type: ignore[union-attr]
+    assert body.find("script") is None and "<script>" in body.get_text()
+    assert body.select("code.language-python span")  # highlighted on the server
+    assert page.find("a", rel="next")["href"] == "/learn/demo/intro"  # type: ignore[index]
+    scripts = [s["src"] for s in page.find_all("script", src=True)]
+    assert all(str(src).startswith("/static/") for src in scripts)
+
+
+def test_mark_complete_shows_on_the_course_page(seeded: TestClient) -> None:
+    headers = register_and_login(seeded)
+    token = headers["Authorization"].split()[1]
+    seeded.cookies.set("tutorgraph_session", token)
+    response = seeded.post(
+        "/learn/demo/attn/progress", data={"completed": "true"}, follow_redirects=False
+    )
+    assert response.status_code == 303
+    page = soup(seeded, "/learn/demo")
+    assert (
+        page.find(attrs={"data-testid": "course-progress"}).get_text() == "1 of 2 lessons completed"
+    )  # type: ignore[union-attr]
+    done = [card["data-lesson"] for card in page.select(".lesson-card.done")]
+    assert done == ["attn"]
+
+
+def test_unknown_course_and_lesson_are_404_pages(seeded: TestClient) -> None:
+    assert seeded.get("/learn/nope", headers=HTML).status_code == 404
+    assert seeded.get("/learn/demo/nope", headers=HTML).status_code == 404
