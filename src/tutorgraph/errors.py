@@ -1,18 +1,18 @@
 """The small exception hierarchy of tutorgraph, converted to HTTP and CLI exit codes at the edges.
 
-    TutorgraphError
-    ├── ConfigurationError        a setting is missing or wrong: fix the configuration (exit 2)
-    ├── InputError                the caller sent something invalid (HTTP 422, exit 2)
-    ├── AuthenticationError       who you are is unknown or wrong (HTTP 401)
-    ├── PermissionDeniedError     you are known but may not do this (HTTP 403)
-    ├── NotFoundError             no such thing, or not yours to see (HTTP 404)
-    ├── ConflictError             it already exists (HTTP 409)
-    ├── RateLimitedError          slow down (HTTP 429)
-    └── ProviderError             a model or search server failed at run time (HTTP 502)
-        ├── ProviderConfigError   the server refused our credentials or request: names the setting
-        ├── ProviderUnavailable   timeouts, rate limits, 5xx that outlived their retries
-        ├── StructuredOutputError the model's reply did not validate against the schema
-        └── OfflineUnsupported    the offline engine has no implementation for this agent
+TutorgraphError
+├── ConfigurationError        a setting is missing or wrong: fix the configuration (exit 2)
+├── InputError                the caller sent something invalid (HTTP 422, exit 2)
+├── AuthenticationError       who you are is unknown or wrong (HTTP 401)
+├── PermissionDeniedError     you are known but may not do this (HTTP 403)
+├── NotFoundError             no such thing, or not yours to see (HTTP 404)
+├── ConflictError             it already exists (HTTP 409)
+├── RateLimitedError          slow down (HTTP 429)
+└── ProviderError             a model or search server failed at run time (HTTP 502)
+    ├── ProviderConfigError   the server refused our credentials or request: names the setting
+    ├── ProviderUnavailable   timeouts, rate limits, 5xx that outlived their retries
+    ├── StructuredOutputError the model's reply did not validate against the schema
+    └── OfflineUnsupported    the offline engine has no implementation for this agent
 """
 
 from __future__ import annotations

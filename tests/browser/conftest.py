@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -46,6 +47,8 @@ def live_server(tmp_path: Path) -> Iterator[LiveServer]:
 def browser() -> Iterator[object]:
     executable = chromium_path()
     if executable is None:
+        if os.environ.get("TUTORGRAPH_REQUIRE_BROWSER"):
+            pytest.fail("TUTORGRAPH_REQUIRE_BROWSER is set but no Chromium is installed")
         pytest.skip("no Chromium here: install Debian's `chromium` package to run browser tests")
     from playwright.sync_api import sync_playwright
 

@@ -10,6 +10,7 @@ import typer
 
 from tutorgraph import __version__
 from tutorgraph.cli._console import console, err_console
+from tutorgraph.cli.bench import bench_app
 from tutorgraph.cli.db import db_app
 from tutorgraph.cli.kb import kb_app
 from tutorgraph.cli.users import users_app
@@ -25,6 +26,7 @@ app = typer.Typer(
 app.add_typer(db_app, name="db")
 app.add_typer(users_app, name="users")
 app.add_typer(kb_app, name="kb")
+app.add_typer(bench_app, name="bench")
 
 
 def _version(value: bool) -> None:

@@ -65,9 +65,9 @@ def count_recent_attempts(*, session: Session, key: str, window: timedelta) -> i
     since = utcnow() - window
     session.execute(delete(LoginAttempt).where(LoginAttempt.at < utcnow() - timedelta(hours=1)))
     total = session.scalar(
-        select(func.count()).select_from(LoginAttempt).where(
-            LoginAttempt.key == key, LoginAttempt.at >= since
-        )
+        select(func.count())
+        .select_from(LoginAttempt)
+        .where(LoginAttempt.key == key, LoginAttempt.at >= since)
     )
     return int(total or 0)
 
