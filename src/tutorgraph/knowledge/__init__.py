@@ -1,0 +1,45 @@
+"""Knowledge-base domains (YAML), Bloom levels, the prerequisite graph, learner knowledge graphs."""
+
+from tutorgraph.knowledge.bloom import (
+    QUESTION_TYPES,
+    STARTING_BLOOM,
+    TARGET_LEVELS,
+    BloomLevel,
+    QuestionType,
+    TargetLevel,
+    starting_bloom,
+)
+from tutorgraph.knowledge.graph import KnowledgeBase
+from tutorgraph.knowledge.learner_graph import KnowledgeEdge, KnowledgeNode, LearnerKnowledgeGraph
+from tutorgraph.knowledge.loader import (
+    KnowledgeBaseError,
+    find_topic,
+    get_domain,
+    load_domain_file,
+    shipped_domains,
+)
+from tutorgraph.knowledge.schema import Domain, Misconception, Question, Resource, Topic
+
+__all__ = [
+    "QUESTION_TYPES",
+    "STARTING_BLOOM",
+    "TARGET_LEVELS",
+    "BloomLevel",
+    "Domain",
+    "KnowledgeBase",
+    "KnowledgeBaseError",
+    "KnowledgeEdge",
+    "KnowledgeNode",
+    "LearnerKnowledgeGraph",
+    "Misconception",
+    "Question",
+    "QuestionType",
+    "Resource",
+    "TargetLevel",
+    "Topic",
+    "find_topic",
+    "get_domain",
+    "load_domain_file",
+    "shipped_domains",
+    "starting_bloom",
+]

@@ -1,0 +1,84 @@
+"""Loading and validating domain YAML files; every error names the file and the topic."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from tutorgraph.errors import InputError, NotFoundError
+from tutorgraph.knowledge.graph import KnowledgeBase
+from tutorgraph.knowledge.schema import Domain
+
+DOMAINS_DIR = Path(__file__).parent / "domains"
+
+
+class KnowledgeBaseError(InputError):
+    """A domain file is malformed; the message says where."""
+
+
+def load_domain_file(path: Path) -> KnowledgeBase:
+    """Parse, validate and index one domain file."""
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise KnowledgeBaseError(f"{path}: no such file") from exc
+    except yaml.YAMLError as exc:
+        raise KnowledgeBaseError(f"{path}: not valid YAML: {exc}") from exc
+    if not isinstance(raw, dict):
+        raise KnowledgeBaseError(f"{path}: expected a mapping with domain, title and topics")
+    try:
+        domain = Domain.model_validate(raw)
+    except ValidationError as exc:
+        raise KnowledgeBaseError(_describe(path, raw, exc)) from exc
+    try:
+        return KnowledgeBase(domain)
+    except ValueError as exc:
+        raise KnowledgeBaseError(f"{path}: {exc}") from exc
+
+
+def _describe(path: Path, raw: dict[str, Any], exc: ValidationError) -> str:
+    """Turn the first validation error into 'file: topic X: field: message'."""
+    error = exc.errors()[0]
+    loc = list(error["loc"])
+    where = ""
+    if len(loc) >= 2 and loc[0] == "topics" and isinstance(loc[1], int):
+        topics = raw.get("topics") or []
+        topic = topics[loc[1]] if loc[1] < len(topics) else {}
+        topic_id = topic.get("id", f"#{loc[1] + 1}") if isinstance(topic, dict) else f"#{loc[1]}"
+        where = f"topic {topic_id}: "
+        loc = loc[2:]
+        if len(loc) >= 2 and loc[0] == "questions" and isinstance(loc[1], int):
+            questions = topic.get("questions") or [] if isinstance(topic, dict) else []
+            q = questions[loc[1]] if loc[1] < len(questions) else {}
+            where += f"question {q.get('id', f'#{loc[1] + 1}') if isinstance(q, dict) else ''}: "
+            loc = loc[2:]
+    field = ".".join(str(p) for p in loc)
+    message = error["msg"].removeprefix("Value error, ")
+    return f"{path}: {where}{field + ': ' if field else ''}{message}"
+
+
+@cache
+def shipped_domains() -> dict[str, KnowledgeBase]:
+    """The domains that ship with tutorgraph, by name (loaded once per process)."""
+    bases = [load_domain_file(p) for p in sorted(DOMAINS_DIR.glob("*.yaml"))]
+    return {kb.domain.domain: kb for kb in bases}
+
+
+def get_domain(name: str) -> KnowledgeBase:
+    domains = shipped_domains()
+    if name not in domains:
+        known = ", ".join(sorted(domains)) or "none"
+        raise NotFoundError(f"no knowledge-base domain {name!r} (known: {known})")
+    return domains[name]
+
+
+def find_topic(topic_id: str) -> tuple[KnowledgeBase, str] | None:
+    """The domain that holds a topic id, across shipped domains."""
+    for kb in shipped_domains().values():
+        if topic_id in kb.topics:
+            return kb, topic_id
+    return None

@@ -1,0 +1,81 @@
+"""The knowledge-base YAML schema: domains of topics with misconceptions, resources, questions."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, HttpUrl, model_validator
+
+from tutorgraph.knowledge.bloom import BloomLevel, QuestionType, ResourceType, TargetLevel
+
+ID_PATTERN = r"^[a-z0-9]+(?:[-_][a-z0-9]+)*$"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Misconception(_Strict):
+    id: str = Field(pattern=ID_PATTERN)
+    description: str = Field(min_length=3)
+    cues: list[str] = Field(min_length=1)
+
+
+class Resource(_Strict):
+    title: str = Field(min_length=1)
+    url: HttpUrl
+    type: ResourceType
+    why: str = Field(min_length=3)
+
+
+class Question(_Strict):
+    id: str = Field(pattern=ID_PATTERN)
+    bloom_level: BloomLevel
+    type: QuestionType
+    difficulty: int = Field(ge=1, le=5)
+    text: str = Field(min_length=5)
+    reference_answer: str = Field(min_length=5)
+    rubric: list[str] = Field(min_length=1)
+    misconceptions: list[str] = Field(default_factory=list)
+
+
+class Topic(_Strict):
+    id: str = Field(pattern=ID_PATTERN)
+    title: str = Field(min_length=1)
+    summary: str = Field(min_length=3)
+    target_levels: list[TargetLevel] = Field(min_length=1)
+    prerequisites: list[str] = Field(default_factory=list)
+    target_confidence: dict[TargetLevel, float]
+    difficulty: int = Field(ge=1, le=5)
+    key_points: list[str] = Field(min_length=1)
+    misconceptions: list[Misconception] = Field(default_factory=list)
+    resources: list[Resource] = Field(default_factory=list)
+    questions: list[Question] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Topic:
+        for level, value in self.target_confidence.items():
+            if not 0.0 <= value <= 1.0:
+                raise ValueError(f"target_confidence.{level} must be between 0 and 1")
+        missing = [lvl for lvl in self.target_levels if lvl not in self.target_confidence]
+        if missing:
+            raise ValueError(f"target_confidence has no value for {', '.join(missing)}")
+        known = {m.id for m in self.misconceptions}
+        for question in self.questions:
+            unknown = [m for m in question.misconceptions if m not in known]
+            if unknown:
+                raise ValueError(
+                    f"question {question.id} names unknown misconception(s) {', '.join(unknown)}"
+                )
+        return self
+
+    def misconception(self, misconception_id: str) -> Misconception | None:
+        return next((m for m in self.misconceptions if m.id == misconception_id), None)
+
+    def question(self, question_id: str) -> Question | None:
+        return next((q for q in self.questions if q.id == question_id), None)
+
+
+class Domain(_Strict):
+    domain: str = Field(pattern=ID_PATTERN)
+    title: str = Field(min_length=1)
+    description: str = ""
+    topics: list[Topic] = Field(min_length=1)
