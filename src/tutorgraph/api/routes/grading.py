@@ -1,0 +1,129 @@
+"""Grading answers, learner mastery, and instructor alerts."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from fastapi import APIRouter, Request
+from pydantic import BaseModel, Field, model_validator
+
+from tutorgraph.api.deps import CurrentUser, DatabaseDep, InstructorUser, SessionDep
+from tutorgraph.errors import NotFoundError
+from tutorgraph.grading import alerts, mastery
+from tutorgraph.grading.evaluator import Evaluator, GradeResult
+from tutorgraph.grading.types import GradingRequest, KnownMisconception
+from tutorgraph.knowledge import shipped_domains
+
+router = APIRouter(tags=["grading"])
+
+MAX_TEXT = 10_000
+
+
+class GradeIn(BaseModel):
+    """A knowledge-base `question_id`, or `question` + `reference_answer`; always `answer`."""
+
+    answer: str = Field(max_length=MAX_TEXT)
+    question_id: str | None = Field(default=None, max_length=200)
+    question: str | None = Field(default=None, max_length=MAX_TEXT)
+    reference_answer: str | None = Field(default=None, max_length=MAX_TEXT)
+    rubric: list[str] = Field(default_factory=list, max_length=20)
+    concept: str | None = Field(default=None, max_length=200)
+    difficulty: int | None = Field(default=None, ge=1, le=5)
+
+    @model_validator(mode="after")
+    def _one_source(self) -> GradeIn:
+        if self.question_id is None and not (self.question and self.reference_answer):
+            raise ValueError("give a question_id, or both question and reference_answer")
+        return self
+
+
+def grading_request(body: GradeIn) -> GradingRequest:
+    """Resolve a knowledge-base question id, or take the caller's question as given."""
+    if body.question_id is not None:
+        for kb in shipped_domains().values():
+            found = kb.question(body.question_id)
+            if found is not None:
+                topic, question = found
+                return GradingRequest(
+                    question=question.text,
+                    reference_answer=question.reference_answer,
+                    answer=body.answer,
+                    rubric=list(question.rubric),
+                    misconceptions=[
+                        KnownMisconception(id=m.id, description=m.description, cues=list(m.cues))
+                        for m in topic.misconceptions
+                    ],
+                    difficulty=question.difficulty,
+                    concept=topic.id,
+                )
+        raise NotFoundError(f"no knowledge-base question {body.question_id!r}")
+    values: dict[str, object] = {
+        "question": body.question,
+        "reference_answer": body.reference_answer,
+        "answer": body.answer,
+        "rubric": body.rubric,
+        "concept": body.concept,
+    }
+    if body.difficulty is not None:
+        values["difficulty"] = body.difficulty
+    return GradingRequest.model_validate(values)
+
+
+@router.post("/grade")
+async def grade(
+    body: GradeIn, request: Request, database: DatabaseDep, user: CurrentUser
+) -> GradeResult:
+    """Grade one answer: score, rubric, error type, misconceptions, feedback, decision, and the
+    learner's mastery before and after (WMA and BKT) when the answer has a concept."""
+    evaluator: Evaluator = request.app.state.evaluator
+    return await evaluator.evaluate(grading_request(body), database=database, user_id=user.id)
+
+
+class MasteryRow(BaseModel):
+    concept: str
+    wma: float
+    bkt: float
+    attempts: int
+    updated_at: datetime
+
+
+@router.get("/mastery")
+def my_mastery(session: SessionDep, user: CurrentUser) -> list[MasteryRow]:
+    """Your mastery per concept."""
+    return [
+        MasteryRow(
+            concept=row.concept,
+            wma=row.wma,
+            bkt=row.bkt,
+            attempts=row.attempts,
+            updated_at=row.updated_at,
+        )
+        for row in mastery.learner_mastery(session=session, user_id=user.id)
+    ]
+
+
+class AlertOut(BaseModel):
+    id: int
+    user_id: int
+    concept: str
+    score: float
+    question: str
+    message: str
+    created_at: datetime
+    read_at: datetime | None
+
+
+@router.get("/alerts")
+def list_alerts(session: SessionDep, user: InstructorUser, unread: bool = False) -> list[AlertOut]:
+    """Instructor alerts for critical failures (instructors and admins)."""
+    return [
+        AlertOut.model_validate(a, from_attributes=True)
+        for a in alerts.list_alerts(session=session, unread_only=unread)
+    ]
+
+
+@router.post("/alerts/{alert_id}/read")
+def read_alert(alert_id: int, session: SessionDep, user: InstructorUser) -> AlertOut:
+    return AlertOut.model_validate(
+        alerts.mark_read(session=session, alert_id=alert_id), from_attributes=True
+    )

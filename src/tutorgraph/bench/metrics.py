@@ -1,0 +1,127 @@
+"""Agreement metrics for the benchmarks, by hand with numpy (no scipy, no scikit-learn)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+FloatArray = npt.NDArray[np.float64]
+
+
+def _array(values: Sequence[float] | FloatArray) -> FloatArray:
+    return np.asarray(values, dtype=np.float64)
+
+
+def pearson(x: Sequence[float] | FloatArray, y: Sequence[float] | FloatArray) -> float:
+    """Pearson's r; NaN when either side is constant."""
+    a, b = _array(x), _array(y)
+    a, b = a - a.mean(), b - b.mean()
+    denominator = math.sqrt(float(a @ a) * float(b @ b))
+    return float(a @ b) / denominator if denominator > 0 else math.nan
+
+
+def rank(values: Sequence[float] | FloatArray) -> FloatArray:
+    """1-based ranks, ties sharing their average rank."""
+    data = _array(values)
+    order = np.argsort(data, kind="stable")
+    ranks = np.empty(len(data), dtype=np.float64)
+    ranks[order] = np.arange(1, len(data) + 1, dtype=np.float64)
+    _, inverse, counts = np.unique(data, return_inverse=True, return_counts=True)
+    sums = np.bincount(inverse, weights=ranks)
+    averaged: FloatArray = sums[inverse] / counts[inverse]
+    return averaged
+
+
+def spearman(x: Sequence[float] | FloatArray, y: Sequence[float] | FloatArray) -> float:
+    """Spearman's rho: Pearson's r of the tie-averaged ranks."""
+    return pearson(rank(x), rank(y))
+
+
+def rmse(predicted: Sequence[float] | FloatArray, actual: Sequence[float] | FloatArray) -> float:
+    """Root mean squared error."""
+    diff = _array(predicted) - _array(actual)
+    return math.sqrt(float(np.mean(diff * diff)))
+
+
+def accuracy(truth: Sequence[object], predicted: Sequence[object]) -> float:
+    """Share of predictions equal to the truth."""
+    return sum(t == p for t, p in zip(truth, predicted, strict=True)) / len(truth)
+
+
+def f1_by_label(truth: Sequence[object], predicted: Sequence[object]) -> dict[object, float]:
+    """F1 of every label present in the truth or the predictions (0 when never right)."""
+    scores: dict[object, float] = {}
+    for label in sorted(set(truth) | set(predicted), key=str):
+        tp = sum(t == label and p == label for t, p in zip(truth, predicted, strict=True))
+        fp = sum(t != label and p == label for t, p in zip(truth, predicted, strict=True))
+        fn = sum(t == label and p != label for t, p in zip(truth, predicted, strict=True))
+        scores[label] = 2 * tp / (2 * tp + fp + fn) if tp else 0.0
+    return scores
+
+
+def macro_f1(truth: Sequence[object], predicted: Sequence[object]) -> float:
+    """Unweighted mean of the per-label F1."""
+    scores = f1_by_label(truth, predicted)
+    return sum(scores.values()) / len(scores)
+
+
+def weighted_f1(truth: Sequence[object], predicted: Sequence[object]) -> float:
+    """Per-label F1 weighted by the label's share of the truth."""
+    scores = f1_by_label(truth, predicted)
+    return sum(scores[label] * sum(t == label for t in truth) for label in scores) / len(truth)
+
+
+def _candidates(scores: FloatArray, limit: int = 200) -> FloatArray:
+    """Cut-offs between distinct scores (at most `limit`, spread over the quantiles)."""
+    unique = np.unique(scores)
+    cuts = np.concatenate([[unique[0]], (unique[1:] + unique[:-1]) / 2, [unique[-1] + 1e-9]])
+    if len(cuts) > limit:
+        cuts = np.unique(np.quantile(cuts, np.linspace(0.0, 1.0, limit)))
+    return cuts
+
+
+def best_threshold(scores: Sequence[float] | FloatArray, positive: Sequence[bool]) -> float:
+    """The cut-off `t` (positive iff score >= t) with the best macro-F1; the lowest on ties."""
+    data, truth = _array(scores), [bool(p) for p in positive]
+    best, best_cut = -1.0, 0.5
+    for cut in _candidates(data):
+        value = macro_f1(truth, [bool(s >= cut) for s in data])
+        if value > best + 1e-12:
+            best, best_cut = value, float(cut)
+    return best_cut
+
+
+def three_way(scores: Sequence[float] | FloatArray, low: float, high: float) -> list[int]:
+    """0 below `low`, 1 from `low`, 2 from `high`."""
+    return [2 if s >= high else 1 if s >= low else 0 for s in _array(scores)]
+
+
+def best_two_thresholds(
+    scores: Sequence[float] | FloatArray, labels: Sequence[int]
+) -> tuple[float, float]:
+    """Cut-offs (low, high) for labels 0 < 1 < 2 with the best macro-F1; the lowest on ties."""
+    data = _array(scores)
+    cuts = _candidates(data, limit=60)
+    best, best_pair = -1.0, (float(cuts[0]), float(cuts[-1]))
+    for i, low in enumerate(cuts):
+        for high in cuts[i:]:
+            value = macro_f1(list(labels), three_way(data, float(low), float(high)))
+            if value > best + 1e-12:
+                best, best_pair = value, (float(low), float(high))
+    return best_pair
+
+
+def auc(labels: Sequence[float] | FloatArray, scores: Sequence[float] | FloatArray) -> float:
+    """ROC AUC by the rank-sum (Mann-Whitney) formula, tied scores sharing their average rank."""
+    positive = _array(labels) > 0.5
+    ranks = rank(scores)
+    if positive.shape != ranks.shape:
+        raise ValueError(f"{positive.size} labels but {ranks.size} scores")
+    n_pos = int(positive.sum())
+    n_neg = positive.size - n_pos
+    if n_pos == 0 or n_neg == 0:
+        raise ValueError("AUC needs both positive and negative labels")
+    return (float(ranks[positive].sum()) - n_pos * (n_pos + 1) / 2.0) / (n_pos * n_neg)

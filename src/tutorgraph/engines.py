@@ -1,0 +1,26 @@
+"""Builds the model every agent talks to: the configured engine, with every agent's offline
+implementation registered as the built-in engine and the fallback."""
+
+from __future__ import annotations
+
+from tutorgraph.llm import Model, OfflineEngine, build_model
+from tutorgraph.settings import Settings
+
+
+def offline_engine() -> OfflineEngine:
+    """An offline engine with every agent's offline implementation registered."""
+    from tutorgraph.assessment.agents import register_offline_assessment
+    from tutorgraph.grading.feedback import register_offline_feedback
+    from tutorgraph.grading.judge import register_offline_judge
+    from tutorgraph.tutor.offline_tutor import register_offline_tutor
+
+    engine = OfflineEngine()
+    register_offline_judge(engine)
+    register_offline_feedback(engine)
+    register_offline_assessment(engine)
+    register_offline_tutor(engine)
+    return engine
+
+
+def build_engine(settings: Settings) -> Model:
+    return build_model(settings.llm, offline=offline_engine())

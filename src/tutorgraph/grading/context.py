@@ -1,0 +1,61 @@
+"""Phase 1: what the evaluator knows about a concept, from the knowledge base (cached, 1 h TTL)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from tutorgraph.grading.types import GradingRequest, KnownMisconception
+from tutorgraph.knowledge import find_topic
+
+CACHE_TTL_SECONDS = 3600.0
+
+
+@dataclass(frozen=True)
+class ConceptInfo:
+    concept: str
+    difficulty: int
+    misconceptions: tuple[KnownMisconception, ...]
+    key_points: tuple[str, ...]
+
+
+_cache: dict[str, tuple[float, ConceptInfo | None]] = {}
+
+
+def concept_info(concept: str, *, now: float | None = None) -> ConceptInfo | None:
+    """Concept difficulty and known misconceptions, or None for concepts the KB lacks."""
+    now = time.monotonic() if now is None else now
+    cached = _cache.get(concept)
+    if cached is not None and now - cached[0] < CACHE_TTL_SECONDS:
+        return cached[1]
+    found = find_topic(concept)
+    info = None
+    if found is not None:
+        kb, topic_id = found
+        topic = kb.topic(topic_id)
+        info = ConceptInfo(
+            concept=topic_id,
+            difficulty=topic.difficulty,
+            misconceptions=tuple(
+                KnownMisconception(id=m.id, description=m.description, cues=list(m.cues))
+                for m in topic.misconceptions
+            ),
+            key_points=tuple(topic.key_points),
+        )
+    _cache[concept] = (now, info)
+    return info
+
+
+def enrich_request(request: GradingRequest) -> GradingRequest:
+    """Fill difficulty and misconceptions from the knowledge base when the caller left them out."""
+    if request.concept is None:
+        return request
+    info = concept_info(request.concept)
+    if info is None:
+        return request
+    update: dict[str, object] = {}
+    if not request.misconceptions:
+        update["misconceptions"] = list(info.misconceptions)
+    if "difficulty" not in request.model_fields_set:
+        update["difficulty"] = info.difficulty
+    return request.model_copy(update=update) if update else request

@@ -1,0 +1,238 @@
+"""The evaluator: all 8 phases of the spec around one answer.
+
+1 context (knowledge base + stored mastery) -> 2 judge -> 3 error type and misconceptions ->
+4 feedback -> 5 path decision -> 6 mastery (WMA and BKT) -> 7 instructor alert -> 8 event.
+Model calls (2, 4) fall back to the offline implementations when they fail."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from pydantic import BaseModel, Field
+from sqlalchemy.orm import Session
+
+from tutorgraph.errors import ProviderError
+from tutorgraph.grading import alerts, mastery
+from tutorgraph.grading.classify import classify_error
+from tutorgraph.grading.context import enrich_request
+from tutorgraph.grading.decision import decide, needs_alert
+from tutorgraph.grading.events import EVALUATION_COMPLETED, EventBus
+from tutorgraph.grading.feedback import FeedbackInputs, generate_feedback, offline_feedback
+from tutorgraph.grading.judge import judge
+from tutorgraph.grading.misconceptions import detect_misconceptions
+from tutorgraph.grading.offline import OfflineGrader
+from tutorgraph.grading.types import (
+    ErrorType,
+    GraderName,
+    GradingRequest,
+    PathDecision,
+    RubricScores,
+    Verdict,
+)
+from tutorgraph.llm import Model
+from tutorgraph.store.db import Database
+from tutorgraph.store.models import EvaluationEvent
+
+log = logging.getLogger(__name__)
+
+
+class MisconceptionOut(BaseModel):
+    id: str
+    description: str
+
+
+class MasteryValues(BaseModel):
+    wma: float
+    bkt: float
+    attempts: int
+
+
+class MasteryOut(BaseModel):
+    concept: str
+    before: MasteryValues
+    after: MasteryValues
+
+
+class GradeResult(BaseModel):
+    """Everything the evaluator concluded about one answer."""
+
+    score: float
+    rubric: RubricScores
+    error_type: ErrorType | None
+    misconceptions: list[MisconceptionOut]
+    covered_key_points: list[str]
+    missing_key_points: list[str]
+    feedback: str
+    decision: PathDecision
+    grader: GraderName
+    reasoning: str
+    warnings: list[str] = Field(default_factory=list)
+    mastery: MasteryOut | None = None
+    alert_id: int | None = None
+
+
+class Evaluator:
+    def __init__(
+        self,
+        model: Model,
+        *,
+        bus: EventBus | None = None,
+        offline_grader: OfflineGrader | None = None,
+    ) -> None:
+        self.model = model
+        self.bus = bus or EventBus()
+        self.offline_grader = offline_grader or OfflineGrader()
+
+    async def verdict(self, request: GradingRequest) -> tuple[Verdict, list[str]]:
+        """Phases 2-3: judge, then classify and detect misconceptions."""
+        warnings: list[str] = []
+        if not request.answer.strip():
+            log.warning("empty answer graded 0.0 (concept %s)", request.concept)
+            warnings.append("empty answer: scored 0.0")
+            verdict = Verdict(
+                score=0.0,
+                rubric=RubricScores(correctness=0.0, completeness=0.0, clarity=0.0),
+                error_type="INCOMPLETE",  # nothing shown: try again, not re-learn
+                missing_key_points=list(request.rubric),
+                reasoning="No answer was given.",
+            )
+        else:
+            try:
+                verdict = await judge(self.model, request)
+            except ProviderError as exc:
+                log.warning("judge failed (%s); using the offline grader", type(exc).__name__)
+                warnings.append(
+                    f"model judge unavailable ({type(exc).__name__}); offline grader used"
+                )
+                verdict = self.offline_grader.grade(request)
+        known = {m.id for m in request.misconceptions}
+        detected = [m for m in verdict.misconceptions if m in known]
+        for found in detect_misconceptions(request.answer, request.misconceptions):
+            if found not in detected:
+                detected.append(found)
+        if verdict.score >= 0.8:
+            error_type = None
+        else:
+            error_type = verdict.error_type or classify_error(
+                verdict, question=request.question, answer=request.answer, misconceptions=detected
+            )
+            if detected and error_type != "CONCEPTUAL":
+                error_type = "CONCEPTUAL"
+        return verdict.model_copy(
+            update={"error_type": error_type, "misconceptions": detected}
+        ), warnings
+
+    async def grade(self, request: GradingRequest, *, current_mastery: float = 0.0) -> GradeResult:
+        """Phases 1-5 without storage: the result a caller with no account gets."""
+        request = enrich_request(request)
+        verdict, warnings = await self.verdict(request)
+        decision = decide(
+            score=verdict.score,
+            error_type=verdict.error_type,
+            difficulty=request.difficulty,
+            mastery=current_mastery,
+        )
+        inputs = FeedbackInputs(request=request, verdict=verdict, decision=decision)
+        try:
+            feedback = await generate_feedback(self.model, inputs)
+        except ProviderError as exc:
+            log.warning("feedback model failed (%s); offline feedback used", type(exc).__name__)
+            feedback = offline_feedback(inputs)
+        descriptions = {m.id: m.description for m in request.misconceptions}
+        return GradeResult(
+            score=verdict.score,
+            rubric=verdict.rubric,
+            error_type=verdict.error_type,
+            misconceptions=[
+                MisconceptionOut(id=m, description=descriptions.get(m, m))
+                for m in verdict.misconceptions
+            ],
+            covered_key_points=verdict.covered_key_points,
+            missing_key_points=verdict.missing_key_points,
+            feedback=feedback,
+            decision=decision,
+            grader=verdict.grader,
+            reasoning=verdict.reasoning,
+            warnings=warnings,
+        )
+
+    async def evaluate(
+        self, request: GradingRequest, *, database: Database, user_id: int
+    ) -> GradeResult:
+        """All 8 phases for a learner: mastery read and updated, alert and event stored."""
+        concept = request.concept
+        current = 0.0
+        if concept:
+            snapshot = await asyncio.to_thread(self._read_mastery, database, user_id, concept)
+            current = snapshot.wma
+        result = await self.grade(request, current_mastery=current)
+        return await asyncio.to_thread(self._record, database, request, result, user_id)
+
+    def _read_mastery(
+        self, database: Database, user_id: int, concept: str
+    ) -> mastery.MasterySnapshot:
+        with database.session() as session:
+            return mastery.current_mastery(session=session, user_id=user_id, concept=concept)
+
+    def _record(
+        self, database: Database, request: GradingRequest, result: GradeResult, user_id: int
+    ) -> GradeResult:
+        with database.session() as session:
+            result = self.record(session, request, result, user_id)
+        self.publish_completed(request, result, user_id)
+        return result
+
+    def publish_completed(self, request: GradingRequest, result: GradeResult, user_id: int) -> None:
+        """Phase 8, after the transaction committed: tell in-process subscribers."""
+        self.bus.publish(EVALUATION_COMPLETED, self._event_payload(request, result, user_id))
+
+    def record(
+        self, session: Session, request: GradingRequest, result: GradeResult, user_id: int
+    ) -> GradeResult:
+        """Phases 6-8 inside the caller's transaction (the event is stored, not yet published)."""
+        update: dict[str, object] = {}
+        if request.concept:
+            change = mastery.record_score(
+                session=session, user_id=user_id, concept=request.concept, score=result.score
+            )
+            update["mastery"] = MasteryOut(
+                concept=change.concept,
+                before=MasteryValues(**change.before.__dict__),
+                after=MasteryValues(**change.after.__dict__),
+            )
+        if needs_alert(result.score):
+            alert = alerts.raise_alert(
+                session=session,
+                user_id=user_id,
+                concept=request.concept or "",
+                score=result.score,
+                question=request.question,
+            )
+            update["alert_id"] = alert.id
+        result = result.model_copy(update=update)
+        session.add(
+            EvaluationEvent(
+                user_id=user_id,
+                concept=request.concept or "",
+                score=result.score,
+                decision=result.decision,
+                payload=self._event_payload(request, result, user_id),
+            )
+        )
+        session.flush()
+        return result
+
+    @staticmethod
+    def _event_payload(
+        request: GradingRequest, result: GradeResult, user_id: int
+    ) -> dict[str, object]:
+        return {
+            "user_id": user_id,
+            "concept": request.concept,
+            "score": result.score,
+            "decision": result.decision,
+            "error_type": result.error_type,
+            "misconceptions": [m.id for m in result.misconceptions],
+            "grader": result.grader,
+        }

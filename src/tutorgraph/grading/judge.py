@@ -1,0 +1,178 @@
+"""The reference-guided judge (JudgeLM, "reference as prior"): the reference is Assistant 1, the
+learner is Assistant 2; the reply's first line is `10.0 X`, then JSON reasoning.
+
+The offline grader answers through the same channel (as the offline engine's `judge` agent), so
+both paths go through one parser."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+
+from pydantic import BaseModel, ValidationError, field_validator
+
+from tutorgraph.errors import StructuredOutputError
+from tutorgraph.grading import prompts
+from tutorgraph.grading.types import ErrorType, GradingRequest, RubricScores, Verdict
+from tutorgraph.llm import Finish, Message, Model, OfflineEngine, StreamEvent, TextDelta, ToolSpec
+
+log = logging.getLogger(__name__)
+
+JUDGE_AGENT = "judge"
+_NOTATION = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s*[,;/ ]\s*(-?\d+(?:\.\d+)?)\s*$")
+_ERROR_TYPES = {"CONCEPTUAL", "PROCEDURAL", "INCOMPLETE", "CARELESS"}
+
+
+class JudgeParseError(StructuredOutputError):
+    """The judge's reply had neither the `10.0 X` notation nor a usable JSON score."""
+
+
+class JudgeDetails(BaseModel):
+    """The JSON part of a judge reply; everything optional, scores on a 0-10 scale."""
+
+    score: float | None = None
+    correctness: float | None = None
+    completeness: float | None = None
+    clarity: float | None = None
+    error_type: ErrorType | None = None
+    misconceptions: list[str] = []
+    covered_key_points: list[str] = []
+    missing_key_points: list[str] = []
+    reasoning: str = ""
+    grader: str = "llm"
+
+    @field_validator("error_type", mode="before")
+    @classmethod
+    def _known_error(cls, value: Any) -> Any:
+        if isinstance(value, str) and value.strip().upper() in _ERROR_TYPES:
+            return value.strip().upper()
+        return None
+
+
+def _clamp10(value: float) -> float:
+    return min(10.0, max(0.0, value))
+
+
+def _json_object(text: str) -> dict[str, Any] | None:
+    start, end = text.find("{"), text.rfind("}")
+    if start == -1 or end <= start:
+        return None
+    try:
+        value = json.loads(text[start : end + 1])
+    except json.JSONDecodeError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def parse_judge_reply(text: str) -> Verdict:
+    """Parse `10.0 X` + JSON; fall back to a JSON `score`; clamp everything to range."""
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    notation: float | None = None
+    if lines:
+        match = _NOTATION.match(lines[0])
+        if match:
+            notation = _clamp10(float(match.group(2)))
+    raw = _json_object(text)
+    details = JudgeDetails()
+    if raw is not None:
+        try:
+            details = JudgeDetails.model_validate(raw)
+        except ValidationError:
+            details = JudgeDetails(reasoning=str(raw.get("reasoning", "")))
+    overall = notation if notation is not None else details.score
+    if overall is None:
+        raise JudgeParseError(
+            "the judge's reply had no '10.0 X' score line and no JSON score: "
+            + (text[:120].replace("\n", " ") or "(empty reply)")
+        )
+    overall = _clamp10(overall)
+    parts = (details.correctness, details.completeness, details.clarity)
+    rubric = RubricScores(
+        correctness=_clamp10(parts[0] if parts[0] is not None else overall) / 10,
+        completeness=_clamp10(parts[1] if parts[1] is not None else overall) / 10,
+        clarity=_clamp10(parts[2] if parts[2] is not None else overall) / 10,
+    )
+    return Verdict(
+        score=rubric.score,
+        rubric=rubric,
+        error_type=details.error_type,
+        misconceptions=details.misconceptions,
+        covered_key_points=details.covered_key_points,
+        missing_key_points=details.missing_key_points,
+        reasoning=details.reasoning,
+        grader="offline" if details.grader == "offline" else "llm",
+    )
+
+
+def judge_messages(request: GradingRequest, *, swap: bool = False) -> list[Message]:
+    """The judge prompt; `swap` exchanges reference and answer (position-bias measurement)."""
+    reference, answer = request.reference_answer, request.answer
+    if swap:
+        reference, answer = answer, reference
+    rubric_block = (
+        prompts.RUBRIC_BLOCK.format(points="\n".join(f"- {p}" for p in request.rubric))
+        if request.rubric
+        else ""
+    )
+    misconception_block = (
+        prompts.MISCONCEPTION_BLOCK.format(
+            items="\n".join(f"- {m.id}: {m.description}" for m in request.misconceptions)
+        )
+        if request.misconceptions
+        else ""
+    )
+    user = prompts.JUDGE_USER.format(
+        question=request.question,
+        reference=reference,
+        answer=answer,
+        rubric_block=rubric_block,
+        misconception_block=misconception_block,
+    )
+    return [Message.system(prompts.JUDGE_SYSTEM), Message.user(user)]
+
+
+async def judge(model: Model, request: GradingRequest) -> Verdict:
+    """Ask the model for a verdict and parse it (raises JudgeParseError on an unusable reply)."""
+    text: list[str] = []
+    async for event in model.stream_chat(
+        judge_messages(request), agent=JUDGE_AGENT, inputs=request
+    ):
+        if isinstance(event, TextDelta):
+            text.append(event.delta)
+    return parse_judge_reply("".join(text))
+
+
+def verdict_reply(verdict: Verdict) -> str:
+    """Render a verdict in the judge's reply format (what the offline judge 'says')."""
+    details = {
+        "correctness": round(verdict.rubric.correctness * 10, 3),
+        "completeness": round(verdict.rubric.completeness * 10, 3),
+        "clarity": round(verdict.rubric.clarity * 10, 3),
+        "error_type": verdict.error_type,
+        "misconceptions": verdict.misconceptions,
+        "covered_key_points": verdict.covered_key_points,
+        "missing_key_points": verdict.missing_key_points,
+        "reasoning": verdict.reasoning,
+        "grader": "offline",
+    }
+    return f"10.0 {verdict.score * 10:.3f}\n{json.dumps(details)}"
+
+
+def register_offline_judge(engine: OfflineEngine) -> None:
+    """Let the offline engine answer the `judge` agent with the offline grader."""
+    from tutorgraph.grading.offline import OfflineGrader
+
+    grader = OfflineGrader()
+
+    async def handler(
+        messages: Sequence[Message], tools: Sequence[ToolSpec], inputs: Any
+    ) -> AsyncIterator[StreamEvent]:
+        if not isinstance(inputs, GradingRequest):
+            raise StructuredOutputError("the offline judge needs the GradingRequest as inputs")
+        yield TextDelta(delta=verdict_reply(grader.grade(inputs)))
+        yield Finish(reason="stop")
+
+    engine.register_chat(JUDGE_AGENT, handler)

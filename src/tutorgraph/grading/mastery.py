@@ -1,0 +1,92 @@
+"""Mastery per learner and concept: the spec's weighted moving average and BKT, side by side."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from tutorgraph.grading.bkt import BKTParams, update_with_score
+from tutorgraph.grading.decision import EVAL_MASTERY_WEIGHT
+from tutorgraph.store.models import ConceptBKTParams, ConceptMastery, utcnow
+
+INITIAL_WMA = 0.0
+
+
+def weighted_moving_average(current: float, score: float) -> float:
+    """new = current * 0.4 + score * 0.6."""
+    return (1 - EVAL_MASTERY_WEIGHT) * current + EVAL_MASTERY_WEIGHT * score
+
+
+@dataclass(frozen=True)
+class MasterySnapshot:
+    wma: float
+    bkt: float
+    attempts: int
+
+
+@dataclass(frozen=True)
+class MasteryChange:
+    concept: str
+    before: MasterySnapshot
+    after: MasterySnapshot
+
+
+def concept_params(*, session: Session, concept: str) -> BKTParams:
+    """Fitted parameters for a concept, or the spec's defaults."""
+    row = session.get(ConceptBKTParams, concept)
+    if row is None:
+        return BKTParams()
+    return BKTParams(
+        p_init=row.p_init,
+        p_learn=row.p_learn,
+        p_guess=row.p_guess,
+        p_slip=row.p_slip,
+        p_forget=row.p_forget,
+    )
+
+
+def current_mastery(*, session: Session, user_id: int, concept: str) -> MasterySnapshot:
+    row = _row(session, user_id, concept)
+    if row is None:
+        return MasterySnapshot(
+            wma=INITIAL_WMA, bkt=concept_params(session=session, concept=concept).p_init, attempts=0
+        )
+    return MasterySnapshot(wma=row.wma, bkt=row.bkt, attempts=row.attempts)
+
+
+def record_score(*, session: Session, user_id: int, concept: str, score: float) -> MasteryChange:
+    """Update both estimates with a graded score in [0, 1]."""
+    before = current_mastery(session=session, user_id=user_id, concept=concept)
+    params = concept_params(session=session, concept=concept)
+    after = MasterySnapshot(
+        wma=round(weighted_moving_average(before.wma, score), 6),
+        bkt=round(update_with_score(before.bkt, score, params), 6),
+        attempts=before.attempts + 1,
+    )
+    row = _row(session, user_id, concept)
+    if row is None:
+        row = ConceptMastery(user_id=user_id, concept=concept, wma=after.wma, bkt=after.bkt)
+        session.add(row)
+    row.wma, row.bkt, row.attempts, row.updated_at = after.wma, after.bkt, after.attempts, utcnow()
+    session.flush()
+    return MasteryChange(concept=concept, before=before, after=after)
+
+
+def learner_mastery(*, session: Session, user_id: int) -> list[ConceptMastery]:
+    return list(
+        session.scalars(
+            select(ConceptMastery)
+            .where(ConceptMastery.user_id == user_id)
+            .order_by(ConceptMastery.concept)
+        )
+    )
+
+
+def _row(session: Session, user_id: int, concept: str) -> ConceptMastery | None:
+    return session.scalar(
+        select(ConceptMastery).where(
+            ConceptMastery.user_id == user_id, ConceptMastery.concept == concept
+        )
+    )

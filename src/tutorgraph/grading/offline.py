@@ -1,0 +1,219 @@
+"""The offline grader: reference-guided, deterministic, lexical; the fallback when no LLM judges.
+
+Score. `features.extract` compares the answer with the reference (and any alternative references,
+keeping the best-covered one): stemmed content-word recall and precision, the same counting only
+words absent from the question, reference bigrams found, typo-tolerant matching, 4-character-gram
+recall, length ratio, a negation flip (a word both use is negated in one only) and an
+opposite-word swap ("lower" for "higher"). A logistic model (`calibration.json`, fitted on
+benchmark train splits only) turns them into P(correct). Flips and swaps get almost no weight: on
+the SciEntsBank train split they were as common in correct answers (11%) as in wrong ones (9%), so
+they only steer the error type and the explanation; telling "higher" from "lower" needs the LLM
+judge. The verdict's score is the spec's weighted rubric, `RubricScores.score`:
+
+- correctness = P(correct), capped at 0.4 when a known misconception's cue appears;
+- completeness = share of rubric key points covered (a point is covered when at least 75% of its
+  content stems not already in the question appear in the answer), or, without a rubric, the
+  share of the reference's content stems not already in the question that the answer contains;
+- clarity = length adequacy: content words / max(2, a third of the reference's), capped at 1,
+  times 0.7 when the answer runs past 4x the reference plus 20 words (rambling).
+
+An empty answer, or one that only restates the question (all its content words come from the
+question and it repeats at least half of them), gets no credit: every criterion is 0.
+
+Error type, only when score < 0.8, first rule that holds:
+
+1. CONCEPTUAL  a known misconception's cue appears in the answer;
+1b. INCOMPLETE no real attempt ("I don't know", under four words): nothing to diagnose yet;
+2. CARELESS    a near miss: coverage >= 0.7 with score >= 0.6, or a negation flip / opposite swap
+               while coverage >= 0.5;
+3. PROCEDURAL  the question asks for code, steps, a fix or a computation, and coverage is partial;
+4. INCOMPLETE  what the answer says is right (at least half of its new content words are in
+               the reference or the key points) but points are missing; also empty and echo answers;
+5. CONCEPTUAL  otherwise: the answer is mostly content the reference does not contain.
+
+"Coverage" is completeness. Misconception cues match case- and accent-insensitively on whole words.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import cache
+
+from tutorgraph.grading import _text
+from tutorgraph.grading.calibration import Calibration, load_default
+from tutorgraph.grading.classify import is_non_attempt
+from tutorgraph.grading.features import Features, TextView, extract, is_echo, matches
+from tutorgraph.grading.types import (
+    ERROR_CLASSIFICATION_BELOW,
+    ErrorType,
+    GradingRequest,
+    RubricScores,
+    Verdict,
+)
+
+MISCONCEPTION_CAP = 0.4
+KEY_POINT_SHARE = 0.75
+NEAR_MISS_COVERAGE = 0.7
+SLIP_COVERAGE = 0.5
+PROCEDURAL_QUESTION = re.compile(
+    r"\b(code|program|function|steps?|procedure|algorithm|fix|debug|bug|compute|calculate|"
+    r"implement|write|output|run|error|traceback)\b",
+    re.IGNORECASE,
+)
+
+_default_calibration = cache(load_default)
+
+
+def clarity_of(answer: TextView, reference: TextView) -> float:
+    """Length adequacy against the reference, with a penalty for rambling (see module doc)."""
+    n, r = len(answer.stems), len(reference.stems)
+    if n == 0:
+        return 0.0
+    adequacy = min(1.0, n / max(2.0, r / 3))
+    return round(adequacy * (0.7 if n > 4 * r + 20 else 1.0), 4)
+
+
+def key_points_covered(question: str, answer: str, points: Sequence[str]) -> list[bool]:
+    """For each key point: do enough of its content stems (beyond the question's) appear?"""
+    question_stems = set(_text.content_stems(question))
+    answer_stems = frozenset(_text.content_stems(answer))
+    covered: list[bool] = []
+    for point in points:
+        stems = set(_text.content_stems(point))
+        needed = stems - question_stems or stems
+        hits = sum(matches(s, answer_stems) for s in needed)
+        covered.append(bool(needed) and hits >= KEY_POINT_SHARE * len(needed))
+    return covered
+
+
+class OfflineGrader:
+    """Grades a `GradingRequest` lexically against its reference answer; never calls a model."""
+
+    def __init__(self, calibration: Calibration | None = None) -> None:
+        self.calibration = calibration if calibration is not None else _default_calibration()
+
+    def grade(self, request: GradingRequest) -> Verdict:
+        """The verdict for one answer against the request's reference answer."""
+        return self.grade_with_alternatives(request)
+
+    def grade_with_alternatives(
+        self, request: GradingRequest, *, alternatives: Sequence[str] = ()
+    ) -> Verdict:
+        """The verdict against the reference or any alternative reference, whichever fits best."""
+        points = list(request.rubric)
+        if not _text.words(request.answer):
+            return _no_credit(points, "The answer is empty.")
+        if is_echo(request.question, request.answer):
+            return _no_credit(points, "The answer only restates the question.")
+        references = [r for r in (request.reference_answer, *alternatives) if r.strip()]
+        features = extract(
+            request.question, references or [request.reference_answer], request.answer
+        )
+        probability = self.calibration.probability(features.values)
+        misconceptions = [
+            m.id
+            for m in request.misconceptions
+            if any(_text.contains_phrase(request.answer, cue) for cue in m.cues)
+        ]
+        correctness = min(probability, MISCONCEPTION_CAP) if misconceptions else probability
+        flags = key_points_covered(request.question, request.answer, points)
+        completeness = sum(flags) / len(flags) if flags else features.values["ref_recall_novel"]
+        reference = TextView.of(references[features.reference_index] if references else "")
+        rubric = RubricScores(
+            correctness=round(correctness, 4),
+            completeness=round(completeness, 4),
+            clarity=clarity_of(TextView.of(request.answer), reference),
+        )
+        error = None
+        if rubric.score < ERROR_CLASSIFICATION_BELOW:
+            error = _error_type(request, features, rubric, misconceptions=misconceptions)
+        covered = [p for p, ok in zip(points, flags, strict=True) if ok]
+        missing = [p for p, ok in zip(points, flags, strict=True) if not ok]
+        return Verdict(
+            score=rubric.score,
+            rubric=rubric,
+            error_type=error,
+            misconceptions=misconceptions,
+            covered_key_points=covered,
+            missing_key_points=missing,
+            reasoning=_reasoning(features, rubric, misconceptions, covered, missing, error),
+            grader="offline",
+        )
+
+
+def _no_credit(points: list[str], reason: str) -> Verdict:
+    rubric = RubricScores(correctness=0.0, completeness=0.0, clarity=0.0)
+    return Verdict(
+        score=0.0,
+        rubric=rubric,
+        error_type="INCOMPLETE",
+        missing_key_points=points,
+        reasoning=reason,
+        grader="offline",
+    )
+
+
+def _error_type(
+    request: GradingRequest,
+    features: Features,
+    rubric: RubricScores,
+    *,
+    misconceptions: list[str],
+) -> ErrorType:
+    """The first rule of the module docstring's list that holds."""
+    coverage = rubric.completeness
+    slip = features.values["negation_mismatch"] > 0 or features.values["opposite_swap"] > 0
+    if misconceptions:
+        return "CONCEPTUAL"
+    if is_non_attempt(request.answer):
+        return "INCOMPLETE"
+    if (coverage >= NEAR_MISS_COVERAGE and rubric.score >= 0.6) or (
+        slip and coverage >= SLIP_COVERAGE
+    ):
+        return "CARELESS"
+    if PROCEDURAL_QUESTION.search(request.question) and 0.0 < coverage < NEAR_MISS_COVERAGE:
+        return "PROCEDURAL"
+    on_topic = _on_topic_share(request, features)
+    if on_topic >= 0.5:
+        return "INCOMPLETE"
+    return "CONCEPTUAL"
+
+
+def _on_topic_share(request: GradingRequest, features: Features) -> float:
+    """Share of the answer's new content words found in the reference or the key points."""
+    question = set(_text.content_stems(request.question))
+    new = [s for s in dict.fromkeys(_text.content_stems(request.answer)) if s not in question]
+    if not new:
+        return 1.0
+    pool = frozenset(features.covered_stems | features.missing_stems).union(
+        *(_text.content_stems(p) for p in request.rubric)
+    )
+    return sum(matches(s, pool) for s in new) / len(new)
+
+
+def _reasoning(
+    features: Features,
+    rubric: RubricScores,
+    misconceptions: list[str],
+    covered: list[str],
+    missing: list[str],
+    error: ErrorType | None,
+) -> str:
+    values = features.values
+    parts = [
+        f"Covers {values['ref_recall_novel']:.0%} of the reference's content words beyond the "
+        f"question's ({values['precision']:.0%} of the answer's words are in the reference); "
+        f"P(correct) {rubric.correctness:.2f}."
+    ]
+    if covered or missing:
+        parts.append(f"Key points covered {len(covered)}/{len(covered) + len(missing)}.")
+    if values["negation_mismatch"]:
+        parts.append("Negation differs from the reference.")
+    if values["opposite_swap"]:
+        parts.append("Uses the opposite of a reference word.")
+    if misconceptions:
+        parts.append("Known misconception: " + ", ".join(misconceptions) + ".")
+    if error is not None:
+        parts.append(f"Error type {error}.")
+    return " ".join(parts)

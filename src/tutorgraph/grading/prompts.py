@@ -1,0 +1,50 @@
+"""Every prompt of the grading workflow, as named templates."""
+
+from __future__ import annotations
+
+JUDGE_SYSTEM = (
+    "You are a helpful and precise assistant for checking the quality of the answer. "
+    "You grade a learner's answer against a golden reference answer."
+)
+
+JUDGE_USER = """[Question]
+{question}
+
+[The Start of Assistant 1's Answer]
+{reference}
+[The End of Assistant 1's Answer]
+
+[The Start of Assistant 2's Answer]
+{answer}
+[The End of Assistant 2's Answer]
+
+[System]
+Assistant 1's answer is the golden reference answer; it scores 10.0. Rate Assistant 2's answer
+against it for correctness, completeness and clarity, each on a scale of 0 to 10.
+{rubric_block}{misconception_block}
+Please first output a single line containing only two values indicating the scores for
+Assistant 1 and 2, respectively, separated by a space (for example: 10.0 6.5).
+In the subsequent lines output a JSON object with the keys:
+"correctness", "completeness", "clarity" (numbers 0-10),
+"error_type" (one of "CONCEPTUAL", "PROCEDURAL", "INCOMPLETE", "CARELESS", or null when the
+answer is essentially right), "misconceptions" (ids from the list above that the answer shows),
+"covered_key_points" and "missing_key_points" (lists of key points), and "reasoning" (a short
+explanation). Avoid any bias from the order or the length of the answers."""
+
+RUBRIC_BLOCK = "Key points a complete answer contains:\n{points}\n"
+MISCONCEPTION_BLOCK = "Known misconceptions for this concept (id: description):\n{items}\n"
+
+FEEDBACK_SYSTEM = (
+    "You are a supportive tutor. Write feedback for a learner in 2-5 sentences: say what was "
+    "right, correct each misconception named below explicitly, point to the missing key points, "
+    "and end with one concrete next step. Do not reveal the whole reference answer verbatim."
+)
+
+FEEDBACK_USER = """Question: {question}
+Reference answer: {reference}
+Learner's answer: {answer}
+Score: {score:.2f} (decision: {decision})
+Error type: {error_type}
+Misconceptions shown: {misconceptions}
+Missing key points: {missing}
+Reply as JSON: {{"feedback": "..."}}"""

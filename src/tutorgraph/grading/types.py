@@ -1,0 +1,64 @@
+"""The grading vocabulary: requests, the judge's verdict, and the evaluator's full result."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+ErrorType = Literal["CONCEPTUAL", "PROCEDURAL", "INCOMPLETE", "CARELESS"]
+PathDecision = Literal["MASTERED", "PROCEED", "ALTERNATE", "REMEDIATE", "RETRY"]
+GraderName = Literal["llm", "offline"]
+
+RUBRIC_WEIGHTS = {"correctness": 0.6, "completeness": 0.2, "clarity": 0.2}
+ERROR_CLASSIFICATION_BELOW = 0.8
+
+
+class KnownMisconception(BaseModel):
+    """A misconception the knowledge base knows for a concept, with phrases that reveal it."""
+
+    id: str
+    description: str
+    cues: list[str] = Field(default_factory=list)
+
+
+class GradingRequest(BaseModel):
+    """Everything a grader may look at. Only question, reference and answer are required."""
+
+    question: str
+    reference_answer: str
+    answer: str
+    rubric: list[str] = Field(default_factory=list, description="Key points a full answer has.")
+    misconceptions: list[KnownMisconception] = Field(default_factory=list)
+    difficulty: int = Field(default=3, ge=1, le=5)
+    concept: str | None = None
+
+
+class RubricScores(BaseModel):
+    """Each criterion in [0, 1]; the score is their weighted sum (0.6 / 0.2 / 0.2)."""
+
+    correctness: float = Field(ge=0.0, le=1.0)
+    completeness: float = Field(ge=0.0, le=1.0)
+    clarity: float = Field(ge=0.0, le=1.0)
+
+    @property
+    def score(self) -> float:
+        return round(
+            RUBRIC_WEIGHTS["correctness"] * self.correctness
+            + RUBRIC_WEIGHTS["completeness"] * self.completeness
+            + RUBRIC_WEIGHTS["clarity"] * self.clarity,
+            4,
+        )
+
+
+class Verdict(BaseModel):
+    """What a judge (LLM or offline) concludes about one answer: phases 2-3 of the spec."""
+
+    score: float = Field(ge=0.0, le=1.0)
+    rubric: RubricScores
+    error_type: ErrorType | None = None
+    misconceptions: list[str] = Field(default_factory=list, description="Known misconception ids.")
+    covered_key_points: list[str] = Field(default_factory=list)
+    missing_key_points: list[str] = Field(default_factory=list)
+    reasoning: str = ""
+    grader: GraderName = "offline"

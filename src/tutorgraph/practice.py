@@ -1,0 +1,153 @@
+"""Practice rounds: questions from one knowledge-base topic, answered one at a time, graded, with
+mastery tracked. Rounds are stored (QuizSession / QuizQuestion / QuizAnswer) and resume."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TypeVar
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from tutorgraph.errors import ConflictError, InputError, NotFoundError
+from tutorgraph.grading.evaluator import GradeResult
+from tutorgraph.grading.types import GradingRequest, KnownMisconception
+from tutorgraph.knowledge import get_domain
+from tutorgraph.store.models import QuizAnswer, QuizQuestion, QuizSession, utcnow
+
+ROUND_LENGTH = 5
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Progress:
+    session: QuizSession
+    questions: list[QuizQuestion]
+    answers: dict[int, QuizAnswer]
+
+    @property
+    def current(self) -> QuizQuestion | None:
+        return next((q for q in self.questions if q.id not in self.answers), None)
+
+    @property
+    def answered(self) -> int:
+        return len(self.answers)
+
+
+def start_round(*, session: Session, user_id: int, domain: str, topic: str) -> QuizSession:
+    """A new round of up to five questions on a topic, from recall up the Bloom levels."""
+    kb = get_domain(domain)
+    if topic not in kb.topics:
+        raise InputError(f"topic: {topic!r} is not a topic of the {domain} domain")
+    questions = sorted(kb.topic(topic).questions, key=lambda q: (q.bloom_level.rank, q.id))
+    chosen = _spread(questions, ROUND_LENGTH)
+    quiz = QuizSession(user_id=user_id, domain=domain, topic=topic)
+    session.add(quiz)
+    session.flush()
+    for position, question in enumerate(chosen):
+        session.add(
+            QuizQuestion(
+                quiz_session_id=quiz.id,
+                position=position,
+                source_id=question.id,
+                text=question.text,
+                reference_answer=question.reference_answer,
+                payload={
+                    "bloom_level": question.bloom_level.value,
+                    "type": question.type,
+                    "difficulty": question.difficulty,
+                    "rubric": list(question.rubric),
+                },
+            )
+        )
+    session.flush()
+    return quiz
+
+
+def _spread(items: list[T], count: int) -> list[T]:
+    """`count` items evenly spread over a sorted list (all of them if there are fewer)."""
+    if len(items) <= count:
+        return items
+    step = (len(items) - 1) / (count - 1)
+    return [items[round(i * step)] for i in range(count)]
+
+
+def load_round(*, session: Session, user_id: int, round_id: str) -> Progress:
+    quiz = session.get(QuizSession, round_id)
+    if quiz is None or quiz.user_id != user_id:
+        raise NotFoundError(f"no practice round {round_id}")
+    questions = list(
+        session.scalars(
+            select(QuizQuestion)
+            .where(QuizQuestion.quiz_session_id == quiz.id)
+            .order_by(QuizQuestion.position)
+        )
+    )
+    answers = {
+        a.quiz_question_id: a
+        for a in session.scalars(
+            select(QuizAnswer).where(QuizAnswer.quiz_question_id.in_([q.id for q in questions]))
+        )
+    }
+    return Progress(quiz, questions, answers)
+
+
+def my_rounds(*, session: Session, user_id: int) -> list[QuizSession]:
+    return list(
+        session.scalars(
+            select(QuizSession)
+            .where(QuizSession.user_id == user_id)
+            .order_by(QuizSession.updated_at.desc())
+        )
+    )
+
+
+def grading_request(progress: Progress, answer: str) -> tuple[QuizQuestion, GradingRequest]:
+    """The request for the round's current question."""
+    question = progress.current
+    if question is None:
+        raise ConflictError("this practice round is finished")
+    kb = get_domain(progress.session.domain)
+    topic = kb.topic(progress.session.topic)
+    return question, GradingRequest(
+        question=question.text,
+        reference_answer=question.reference_answer,
+        answer=answer,
+        rubric=list(question.payload.get("rubric", [])),
+        misconceptions=[
+            KnownMisconception(id=m.id, description=m.description, cues=list(m.cues))
+            for m in topic.misconceptions
+        ],
+        difficulty=int(question.payload.get("difficulty", topic.difficulty)),
+        concept=topic.id,
+    )
+
+
+def save_answer(
+    *,
+    session: Session,
+    user_id: int,
+    round_id: str,
+    question_id: int,
+    answer: str,
+    result: GradeResult,
+) -> None:
+    quiz = session.get(QuizSession, round_id)
+    assert quiz is not None
+    exists = session.scalar(select(QuizAnswer).where(QuizAnswer.quiz_question_id == question_id))
+    if exists is not None:
+        raise ConflictError("this question was already answered")
+    session.add(
+        QuizAnswer(
+            quiz_question_id=question_id,
+            user_id=user_id,
+            answer=answer,
+            score=result.score,
+            result=result.model_dump(mode="json"),
+        )
+    )
+    quiz.updated_at = utcnow()
+    session.flush()
+    remaining = load_round(session=session, user_id=user_id, round_id=round_id).current
+    if remaining is None:
+        quiz.status = "completed"

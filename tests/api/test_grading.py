@@ -1,0 +1,83 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi.testclient import TestClient
+
+from tests.conftest import register_and_login
+from tutorgraph.settings import Settings
+from tutorgraph.store import users
+from tutorgraph.store.db import Database
+
+QUESTION_ID = "self-attention-understand-1"
+
+
+def test_grade_a_knowledge_base_question_moves_mastery(client: TestClient) -> None:
+    headers = register_and_login(client)
+    first = client.post(
+        "/api/v1/grade", json={"question_id": QUESTION_ID, "answer": ""}, headers=headers
+    ).json()
+    assert first["score"] == 0.0 and first["decision"] == "RETRY"
+    assert first["mastery"]["concept"] == "self-attention"
+    assert first["alert_id"] is not None
+    mastery = client.get("/api/v1/mastery", headers=headers).json()
+    assert [(m["concept"], m["attempts"]) for m in mastery] == [("self-attention", 1)]
+    for key in ("score", "rubric", "error_type", "misconceptions", "feedback", "decision"):
+        assert key in first
+
+
+def test_grade_free_form_question(client: TestClient) -> None:
+    headers = register_and_login(client)
+    body = {
+        "question": "What does HTTP status 404 mean?",
+        "reference_answer": "The server cannot find the requested resource.",
+        "answer": "The server cannot find the resource that was requested.",
+    }
+    result = client.post("/api/v1/grade", json=body, headers=headers).json()
+    assert result["score"] >= 0.6 and result["mastery"] is None
+
+
+def test_grade_rejects_bad_input(client: TestClient) -> None:
+    headers = register_and_login(client)
+    missing = client.post("/api/v1/grade", json={"answer": "x"}, headers=headers)
+    assert missing.status_code == 422 and "question_id" in missing.json()["detail"]
+    unknown = client.post(
+        "/api/v1/grade", json={"question_id": "nope", "answer": "x"}, headers=headers
+    )
+    assert unknown.status_code == 404
+    too_long = client.post(
+        "/api/v1/grade", json={"question_id": QUESTION_ID, "answer": "x" * 10_001}, headers=headers
+    )
+    assert too_long.status_code == 422
+    assert (
+        client.post("/api/v1/grade", json={"question_id": QUESTION_ID, "answer": "x"}).status_code
+        == 401
+    )
+
+
+def test_alerts_are_for_instructors_and_can_be_marked_read(
+    client: TestClient, settings: Settings, tmp_path: Path
+) -> None:
+    learner = register_and_login(client)
+    client.post("/api/v1/grade", json={"question_id": QUESTION_ID, "answer": ""}, headers=learner)
+    assert client.get("/api/v1/alerts", headers=learner).status_code == 403
+    database = Database(settings)
+    with database.session() as session:
+        users.create_user(
+            session=session,
+            email="teach@example.org",
+            password="long enough",
+            name="T",
+            role="instructor",
+        )
+    database.dispose()
+    token = client.post(
+        "/api/v1/auth/login", json={"email": "teach@example.org", "password": "long enough"}
+    ).json()["access_token"]
+    client.cookies.clear()
+    teacher = {"Authorization": f"Bearer {token}"}
+    alerts = client.get("/api/v1/alerts?unread=true", headers=teacher).json()
+    assert len(alerts) == 1 and alerts[0]["concept"] == "self-attention"
+    read = client.post(f"/api/v1/alerts/{alerts[0]['id']}/read", headers=teacher).json()
+    assert read["read_at"] is not None
+    assert client.get("/api/v1/alerts?unread=true", headers=teacher).json() == []

@@ -1,0 +1,63 @@
+from __future__ import annotations
+
+from fastapi.testclient import TestClient
+
+from tests.conftest import register_and_login
+from tutorgraph.knowledge import get_domain
+
+
+def test_a_practice_round_grades_each_answer_and_resumes(client: TestClient) -> None:
+    headers = register_and_login(client)
+    started = client.post(
+        "/api/v1/practice/rounds",
+        json={"domain": "python", "topic": "decorators-closures"},
+        headers=headers,
+    )
+    assert started.status_code == 201
+    round_ = started.json()
+    assert round_["total"] == 5 and round_["current"]["position"] == 0
+    assert round_["current"]["bloom_level"] == "remember"
+    topic = get_domain("python").topic("decorators-closures")
+    reference = next(q for q in topic.questions if q.text == round_["current"]["text"])
+
+    answered = client.post(
+        f"/api/v1/practice/rounds/{round_['id']}/answers",
+        json={"answer": reference.reference_answer},
+        headers=headers,
+    ).json()
+    assert answered["result"]["score"] >= 0.8
+    assert answered["result"]["mastery"]["after"]["wma"] > 0
+    assert answered["round"]["current"]["position"] == 1
+
+    # another learner cannot see or answer it
+    other = register_and_login(client, email="bob@example.org")
+    assert client.get(f"/api/v1/practice/rounds/{round_['id']}", headers=other).status_code == 404
+    # resume: the round keeps its answers
+    resumed = client.get(f"/api/v1/practice/rounds/{round_['id']}", headers=headers).json()
+    assert len(resumed["answered"]) == 1 and resumed["status"] == "active"
+    for _ in range(4):
+        last = client.post(
+            f"/api/v1/practice/rounds/{round_['id']}/answers",
+            json={"answer": "I am not sure."},
+            headers=headers,
+        ).json()
+    assert last["round"]["current"] is None and last["round"]["status"] == "completed"
+    done = client.post(
+        f"/api/v1/practice/rounds/{round_['id']}/answers", json={"answer": "x"}, headers=headers
+    )
+    assert done.status_code == 409
+    assert [r["id"] for r in client.get("/api/v1/practice/rounds", headers=headers).json()] == [
+        round_["id"]
+    ]
+
+
+def test_unknown_topic_is_a_clear_error(client: TestClient) -> None:
+    headers = register_and_login(client)
+    response = client.post(
+        "/api/v1/practice/rounds", json={"domain": "python", "topic": "cobol"}, headers=headers
+    )
+    assert response.status_code == 422 and "cobol" in response.json()["detail"]
+    response = client.post(
+        "/api/v1/practice/rounds", json={"domain": "cooking", "topic": "x"}, headers=headers
+    )
+    assert response.status_code == 404

@@ -1,0 +1,41 @@
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.fakes.live_server import LiveServer
+from tutorgraph.knowledge import get_domain
+
+pytestmark = pytest.mark.browser
+
+
+def register_and_login(page: Page, base: str) -> None:
+    page.goto(base + "/register")
+    page.get_by_label("Name").fill("Lin")
+    page.get_by_label("Email").fill("lin@example.org")
+    page.get_by_label("Password").fill("long enough")
+    page.get_by_role("button", name="Register").click()
+    page.get_by_label("Email").fill("lin@example.org")
+    page.get_by_label("Password").fill("long enough")
+    page.get_by_role("button", name="Log in").click()
+    expect(page.get_by_test_id("current-user")).to_have_text("Lin")
+
+
+def test_one_full_practice_round(page: Page, live_server: LiveServer) -> None:
+    register_and_login(page, live_server.url)
+    page.get_by_role("navigation", name="Main").get_by_role("link", name="Practice").click()
+    page.get_by_label("Topic").select_option("python/iterators-generators")
+    page.get_by_role("button", name="Start practising").click()
+    topic = get_domain("python").topic("iterators-generators")
+    answers = {q.text: q.reference_answer for q in topic.questions}
+    for number in range(1, 6):
+        expect(page.get_by_role("heading", name=f"Question {number}")).to_be_visible()
+        text = page.get_by_test_id("question-text").inner_text()
+        page.get_by_label("Your answer").fill(answers[text] if number % 2 else "no idea")
+        page.get_by_role("button", name="Submit answer").click()
+        expect(page.get_by_test_id("round-progress")).to_have_text(f"{number} of 5 answered")
+        expect(page.get_by_test_id("decision")).to_be_visible()
+        expect(page.get_by_test_id("mastery")).to_contain_text("Mastery of iterators-generators")
+    expect(page.get_by_role("status")).to_contain_text("Round complete")
+    page.reload()
+    expect(page.get_by_role("listitem").filter(has_text="(RETRY)")).to_have_count(2)

@@ -1,0 +1,142 @@
+"""The evaluator's 8 phases end to end: scripted model, fake OpenAI server, offline fallback."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import pytest
+from sqlalchemy import func, select
+
+from tests.fakes.openai_server import FakeOpenAIServer, Fault
+from tutorgraph.engines import offline_engine
+from tutorgraph.errors import ProviderUnavailable
+from tutorgraph.grading.evaluator import Evaluator
+from tutorgraph.grading.events import EVALUATION_COMPLETED, EventBus
+from tutorgraph.grading.feedback import FeedbackOutput
+from tutorgraph.grading.types import GradingRequest, KnownMisconception
+from tutorgraph.llm import ScriptedEngine, aclose_model, build_model
+from tutorgraph.settings import LLMSettings
+from tutorgraph.store import users
+from tutorgraph.store.db import Database
+from tutorgraph.store.models import EvaluationEvent, InstructorAlert
+
+REQUEST = GradingRequest(
+    question="Why is the dot product divided by sqrt(d_k) in attention?",
+    reference_answer=(
+        "Dot products of d_k-dimensional vectors have variance d_k, so large scores push the "
+        "softmax into saturation with tiny gradients; dividing by sqrt(d_k) keeps the variance "
+        "near one."
+    ),
+    answer="Because it makes the computation faster on GPUs.",
+    rubric=["variance grows with d_k", "softmax saturates", "keeps variance near one"],
+    misconceptions=[
+        KnownMisconception(
+            id="scaling-for-speed",
+            description="Thinks scaling is a speed trick.",
+            cues=["computation faster"],
+        )
+    ],
+    difficulty=4,
+    concept="self-attention",
+)
+
+
+async def test_llm_judge_and_feedback_with_scripted_model() -> None:
+    model = ScriptedEngine()
+    model.enqueue_chat(
+        '10.0 3.0\n{"correctness": 2, "completeness": 3, "clarity": 9, '
+        '"error_type": "CONCEPTUAL", "misconceptions": ["scaling-for-speed"], '
+        '"missing_key_points": ["softmax saturates"], "reasoning": "wrong"}'
+    )
+    model.enqueue_structured(FeedbackOutput(feedback="Scaling is not about speed."))
+    result = await Evaluator(model).grade(REQUEST)
+    assert result.grader == "llm"
+    assert result.score == pytest.approx(0.6 * 0.2 + 0.2 * 0.3 + 0.2 * 0.9)
+    assert result.error_type == "CONCEPTUAL" and result.decision == "REMEDIATE"
+    assert [m.id for m in result.misconceptions] == ["scaling-for-speed"]
+    assert result.feedback == "Scaling is not about speed."
+    judge_call = model.requests[0]
+    assert judge_call.agent == "judge" and "Assistant 1" in (judge_call.messages[1].content or "")
+
+
+async def test_unparseable_judge_reply_falls_back_to_the_offline_grader() -> None:
+    model = ScriptedEngine()
+    model.enqueue_chat("I refuse to use the format.")
+    model.enqueue_structured(ProviderUnavailable("feedback server down"))
+    result = await Evaluator(model).grade(REQUEST)
+    assert result.grader == "offline"
+    assert result.score < 0.6
+    assert result.error_type == "CONCEPTUAL"  # the misconception cue is detected
+    assert "speed trick" in result.feedback  # offline feedback names the misconception
+    assert any("offline grader used" in w for w in result.warnings)
+
+
+async def test_empty_answer_scores_zero_with_a_warning(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.WARNING)
+    result = await Evaluator(offline_engine()).grade(REQUEST.model_copy(update={"answer": "  "}))
+    assert result.score == 0.0 and result.decision == "RETRY"
+    assert result.warnings == ["empty answer: scored 0.0"]
+    assert "empty answer" in caplog.text
+
+
+async def test_offline_engine_grades_a_good_answer_highly() -> None:
+    good = REQUEST.model_copy(update={"answer": REQUEST.reference_answer})
+    result = await Evaluator(offline_engine()).grade(good)
+    assert result.grader == "offline"
+    assert result.score >= 0.8 and result.error_type is None
+    assert result.decision in ("MASTERED", "PROCEED")
+
+
+async def test_through_the_fake_openai_server(fake_openai: FakeOpenAIServer) -> None:
+    settings = LLMSettings(engine="openai", base_url=fake_openai.base_url, backoff_seconds=0)
+    model = build_model(settings, offline=offline_engine())
+    try:
+        fake_openai.enqueue('10.0 9.5\n{"correctness": 10, "completeness": 9, "clarity": 9}')
+        fake_openai.enqueue(FeedbackOutput(feedback="Spot on."))
+        good = REQUEST.model_copy(update={"answer": REQUEST.reference_answer})
+        result = await Evaluator(model).grade(good)
+        assert (result.grader, result.decision, result.feedback) == ("llm", "MASTERED", "Spot on.")
+        assert result.score == pytest.approx(0.6 * 1.0 + 0.2 * 0.9 + 0.2 * 0.9)
+        # The server fails three times for the judge and three times for feedback: offline.
+        fake_openai.enqueue(*[Fault.status(500)] * 6)
+        fallback = await Evaluator(model).grade(REQUEST)
+        assert fallback.grader == "offline" and fallback.error_type == "CONCEPTUAL"
+        assert fake_openai.pending == 0
+    finally:
+        await aclose_model(model)
+
+
+async def test_evaluate_updates_mastery_alerts_and_stores_the_event(database: Database) -> None:
+    with database.session() as session:
+        user_id = users.create_user(
+            session=session, email="l@example.org", password="long enough", name="L"
+        ).id
+    seen: list[dict[str, Any]] = []
+    bus = EventBus()
+
+    def broken(event: str, payload: dict[str, Any]) -> None:
+        raise RuntimeError("subscriber bug")
+
+    bus.subscribe(EVALUATION_COMPLETED, broken)
+    bus.subscribe(EVALUATION_COMPLETED, lambda event, payload: seen.append(payload))
+    evaluator = Evaluator(offline_engine(), bus=bus)
+
+    bad = await evaluator.evaluate(REQUEST, database=database, user_id=user_id)
+    assert bad.mastery is not None and bad.mastery.before.attempts == 0
+    assert bad.mastery.after.wma == pytest.approx(0.6 * bad.score)
+    assert bad.mastery.after.bkt < bad.mastery.before.bkt  # a wrong answer lowers P(known)
+    assert bad.alert_id is not None  # score < 0.4
+    good = await evaluator.evaluate(
+        REQUEST.model_copy(update={"answer": REQUEST.reference_answer}),
+        database=database,
+        user_id=user_id,
+    )
+    assert good.alert_id is None
+    assert good.mastery is not None and good.mastery.before == bad.mastery.after
+    assert good.mastery.after.wma == pytest.approx(0.4 * bad.mastery.after.wma + 0.6 * good.score)
+    assert good.mastery.after.bkt > good.mastery.before.bkt
+    assert [p["decision"] for p in seen] == [bad.decision, good.decision]
+    with database.session() as session:
+        assert session.scalar(select(func.count()).select_from(EvaluationEvent)) == 2
+        assert session.scalar(select(func.count()).select_from(InstructorAlert)) == 1

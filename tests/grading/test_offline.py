@@ -1,0 +1,230 @@
+"""The offline grader: reference-guided scores, no-credit cases, error types, calibration."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tutorgraph.grading.calibration import (
+    Calibration,
+    TrainingRow,
+    fit_calibration,
+    load_default,
+)
+from tutorgraph.grading.features import FEATURE_NAMES, extract
+from tutorgraph.grading.offline import OfflineGrader
+from tutorgraph.grading.types import GradingRequest, KnownMisconception
+
+SPOON_Q = "Why does a metal spoon feel colder than a wooden spoon at the same temperature?"
+SPOON_REF = (
+    "Metal is a better conductor of heat than wood, so it carries heat away from your hand faster."
+)
+TCP_Q = "How does TCP establish a connection?"
+TCP_REF = (
+    "With a three-way handshake: the client sends SYN, the server answers SYN-ACK, "
+    "and the client replies with ACK."
+)
+TCP_POINTS = [
+    "the client sends a SYN segment",
+    "the server answers with SYN-ACK",
+    "the client acknowledges with a final ACK",
+]
+
+
+@pytest.fixture(scope="module")
+def grader() -> OfflineGrader:
+    return OfflineGrader()
+
+
+@pytest.fixture(scope="module")
+def simple() -> OfflineGrader:
+    """A hand-made model, P(correct) = sigmoid(4 * coverage - 2), so rule tests survive refits."""
+    return OfflineGrader(Calibration(feature_names=["ref_recall_novel"], weights=[4.0], bias=-2.0))
+
+
+def spoon(answer: str, misconceptions: list[KnownMisconception] | None = None) -> GradingRequest:
+    return GradingRequest(
+        question=SPOON_Q,
+        reference_answer=SPOON_REF,
+        answer=answer,
+        misconceptions=misconceptions or [],
+    )
+
+
+def test_grading_is_deterministic(grader: OfflineGrader) -> None:
+    request = spoon("Metal conducts heat away from the hand faster than wood does.")
+    first, second = grader.grade(request), OfflineGrader().grade(request)
+    assert first.model_dump() == second.model_dump()
+    assert first.grader == "offline"
+
+
+def test_a_correct_paraphrase_scores_well_above_a_wrong_answer(grader: OfflineGrader) -> None:
+    right = grader.grade(
+        spoon(
+            "Because metal conducts heat better than wood and pulls heat away from the hand faster."
+        )
+    )
+    wrong = grader.grade(spoon("Because the wooden spoon is heavier and has a rough handle."))
+    assert right.score >= 0.8 and right.error_type is None
+    assert wrong.score < 0.5 and wrong.error_type is not None
+    assert right.score - wrong.score > 0.4
+    assert right.score == right.rubric.score  # the verdict's score is the weighted rubric
+
+
+@pytest.mark.parametrize("answer", ["", "   \n\t"])
+def test_an_empty_answer_gets_zero(grader: OfflineGrader, answer: str) -> None:
+    verdict = grader.grade(spoon(answer))
+    assert verdict.score == 0.0
+    assert verdict.rubric.correctness == verdict.rubric.completeness == 0.0
+
+
+def test_echoing_the_question_gets_no_credit(grader: OfflineGrader) -> None:
+    verdict = grader.grade(
+        spoon("A metal spoon feels colder than a wooden spoon at the same temperature.")
+    )
+    assert verdict.score == 0.0
+    assert "restates the question" in verdict.reasoning
+
+
+def test_reusing_a_few_question_words_is_not_an_echo(grader: OfflineGrader) -> None:
+    request = GradingRequest(
+        question="A switch controls a motor in a circuit. What will happen to the motor when "
+        "the switch is closed and the circuit is complete?",
+        reference_answer="The motor will run.",
+        answer="The motor will run.",
+    )
+    assert grader.grade(request).score >= 0.8
+
+
+def test_a_known_misconception_is_detected_and_conceptual(grader: OfflineGrader) -> None:
+    misconception = KnownMisconception(
+        id="metal-is-colder",
+        description="Believes the metal is at a lower temperature.",
+        cues=["metal is actually colder", "lower temperature"],
+    )
+    verdict = grader.grade(
+        spoon("The METAL is Actually   colder than the wood.", misconceptions=[misconception])
+    )
+    assert verdict.misconceptions == ["metal-is-colder"]
+    assert verdict.error_type == "CONCEPTUAL"
+    assert verdict.rubric.correctness <= 0.4
+
+
+def test_a_cue_must_match_whole_words(grader: OfflineGrader) -> None:
+    misconception = KnownMisconception(id="m", description="", cues=["cold"])
+    verdict = grader.grade(spoon("Metal feels colder: it conducts heat.", [misconception]))
+    assert verdict.misconceptions == []
+
+
+def test_a_missing_key_point_is_incomplete_and_listed(simple: OfflineGrader) -> None:
+    request = GradingRequest(
+        question=TCP_Q,
+        reference_answer=TCP_REF,
+        answer="The client sends a SYN segment first.",
+        rubric=TCP_POINTS,
+    )
+    verdict = simple.grade(request)
+    assert verdict.error_type == "INCOMPLETE"
+    assert verdict.covered_key_points == ["the client sends a SYN segment"]
+    assert verdict.missing_key_points == TCP_POINTS[1:]
+    assert verdict.rubric.completeness == pytest.approx(1 / 3, abs=1e-3)
+
+
+def test_all_key_points_covered(grader: OfflineGrader) -> None:
+    answer = "Client sends SYN, server answers SYN-ACK, client acknowledges with a final ACK."
+    request = GradingRequest(
+        question=TCP_Q, reference_answer=TCP_REF, answer=answer, rubric=TCP_POINTS
+    )
+    verdict = grader.grade(request)
+    assert verdict.missing_key_points == [] and verdict.rubric.completeness == 1.0
+    assert verdict.score >= 0.8
+
+
+def test_wrong_content_is_conceptual(simple: OfflineGrader) -> None:
+    request = GradingRequest(
+        question=TCP_Q,
+        reference_answer=TCP_REF,
+        answer="It uses UDP datagrams and checksums to be fast.",
+        rubric=TCP_POINTS,
+    )
+    assert simple.grade(request).error_type == "CONCEPTUAL"
+
+
+def test_an_opposite_word_with_the_rest_right_is_careless(simple: OfflineGrader) -> None:
+    request = GradingRequest(
+        question="Why should Sue put the dark green sheet on the bottom of the pool?",
+        reference_answer="Darker colors absorb more heat than lighter colors, so water warms up.",
+        answer="Darker colors absorb less heat and the water warms up.",
+    )
+    verdict = simple.grade(request)
+    assert verdict.score < 0.8 and verdict.error_type == "CARELESS"
+    assert "opposite" in verdict.reasoning
+
+
+def test_a_near_miss_is_careless(simple: OfflineGrader) -> None:
+    request = GradingRequest(
+        question="What are the stages of the water cycle?",
+        reference_answer="Evaporation, condensation, precipitation and collection.",
+        answer="Evaporation, condensation and precipitation.",
+    )
+    verdict = simple.grade(request)
+    assert 0.6 <= verdict.score < 0.8 and verdict.error_type == "CARELESS"
+
+
+def test_a_partial_answer_to_a_coding_question_is_procedural(simple: OfflineGrader) -> None:
+    request = GradingRequest(
+        question="Write a Python function that returns the largest item of a list.",
+        reference_answer="Loop over the list keeping the largest item seen so far and return it.",
+        answer="You loop over the list and compare each element.",
+        rubric=["loop over the list", "keep the largest item seen so far", "return the largest"],
+    )
+    assert simple.grade(request).error_type == "PROCEDURAL"
+
+
+def test_an_alternative_reference_is_used_when_it_fits_better(grader: OfflineGrader) -> None:
+    request = GradingRequest(
+        question="What happens to a bulb in series when another bulb burns out?",
+        reference_answer="The bulb goes out because the circuit is broken.",
+        answer="It stops shining since the path is open.",
+    )
+    alone = grader.grade(request)
+    helped = grader.grade_with_alternatives(
+        request, alternatives=["It stops shining because the path is open."]
+    )
+    assert helped.score > alone.score + 0.3
+
+
+def test_the_shipped_calibration_loads_and_round_trips(tmp_path: Path) -> None:
+    calibration = load_default()
+    assert calibration.feature_names == list(FEATURE_NAMES)
+    assert "train" in calibration.fitted_on
+    path = tmp_path / "calibration.json"
+    calibration.save(path)
+    assert load_default(path) == calibration
+    values = extract(SPOON_Q, [SPOON_REF], "Metal conducts heat.").values
+    assert 0.0 < calibration.probability(values) < 1.0
+
+
+def test_a_calibration_with_mismatched_weights_is_refused() -> None:
+    with pytest.raises(ValueError, match="differ in length"):
+        Calibration(feature_names=["a", "b"], weights=[1.0], bias=0.0)
+
+
+def test_fit_learns_a_positive_weight_for_coverage() -> None:
+    rows = []
+    for i in range(40):
+        coverage = i / 39
+        noise = ((i * 7) % 10) / 10  # deterministic, unrelated to the label
+        features = {name: noise for name in FEATURE_NAMES} | {"ref_recall_novel": coverage}
+        rows.append(TrainingRow(features=features, target=1.0 if coverage > 0.5 else 0.0))
+    calibration = fit_calibration(rows, fitted_on="synthetic")
+    weights = dict(zip(calibration.feature_names, calibration.weights, strict=True))
+    assert weights["ref_recall_novel"] > 1.0
+    assert weights["ref_recall_novel"] > max(
+        abs(w) for n, w in weights.items() if n != "ref_recall_novel"
+    )
+    high = {name: 0.5 for name in FEATURE_NAMES} | {"ref_recall_novel": 0.95}
+    low = high | {"ref_recall_novel": 0.05}
+    assert calibration.probability(high) > 0.5 > calibration.probability(low)
+    assert fit_calibration(rows, fitted_on="synthetic") == calibration  # deterministic
