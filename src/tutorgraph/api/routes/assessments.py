@@ -1,0 +1,90 @@
+"""Adaptive skill assessments: start, answer question by question, read the report, list yours.
+Only the owner sees an assessment; to anyone else it answers 404."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Request, status
+from pydantic import BaseModel, Field
+
+from tutorgraph.api.deps import CurrentUser
+from tutorgraph.assessment.service import AssessmentService, AssessmentSummary, AssessmentView
+from tutorgraph.knowledge import TargetLevel
+
+router = APIRouter(prefix="/assessments", tags=["assessments"])
+
+MAX_ANSWER = 10_000
+
+
+def get_assessments(request: Request) -> AssessmentService:
+    """One service per app, over the app's database, checkpointer and model."""
+    service: AssessmentService | None = getattr(request.app.state, "assessments", None)
+    if service is None:
+        state = request.app.state
+        service = AssessmentService(
+            database=state.db,
+            checkpointer=state.checkpointer,
+            model=state.model,
+            evaluator=state.evaluator,
+        )
+        state.assessments = service
+    return service
+
+
+AssessmentsDep = Annotated[AssessmentService, Depends(get_assessments)]
+
+
+class StartIn(BaseModel):
+    domain: str = Field(max_length=100, examples=["python"])
+    target_level: TargetLevel
+
+
+class AnswerIn(BaseModel):
+    answer: str = Field(max_length=MAX_ANSWER)
+    question_id: str | None = Field(
+        default=None,
+        max_length=200,
+        description="The question being answered; a stale id (answered already) gives 409.",
+    )
+
+
+@router.post("", status_code=status.HTTP_201_CREATED)
+async def start_assessment(
+    body: StartIn, user: CurrentUser, assessments: AssessmentsDep
+) -> AssessmentView:
+    """Start an assessment; the reply carries the first question in `interrupt`."""
+    return await assessments.start(
+        user_id=user.id, domain=body.domain, target_level=body.target_level
+    )
+
+
+@router.post("/{assessment_id}/answers")
+async def answer_question(
+    assessment_id: str, body: AnswerIn, user: CurrentUser, assessments: AssessmentsDep
+) -> AssessmentView:
+    """Answer the waiting question: the reply has the next question, or the final `report`.
+    If the last step stopped on a model error, this call carries on from there instead (the
+    answer given then was already recorded, so this one is not used)."""
+    return await assessments.answer(
+        assessment_id=assessment_id,
+        user_id=user.id,
+        answer=body.answer,
+        question_id=body.question_id,
+    )
+
+
+@router.get("/{assessment_id}")
+async def get_assessment(
+    assessment_id: str, user: CurrentUser, assessments: AssessmentsDep
+) -> AssessmentView:
+    """The waiting question and progress, or the report once complete."""
+    return await assessments.get(assessment_id=assessment_id, user_id=user.id)
+
+
+@router.get("")
+async def list_assessments(
+    user: CurrentUser, assessments: AssessmentsDep
+) -> list[AssessmentSummary]:
+    """Your assessments, newest first."""
+    return await assessments.list(user_id=user.id)

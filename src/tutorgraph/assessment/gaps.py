@@ -1,0 +1,150 @@
+"""Gap analysis and enrichment, in pure Python.
+
+- A gap is a target-graph topic whose current confidence is below its target confidence; topics
+  never assessed count with confidence 0. Gaps come out in prerequisite (topological) order.
+- Overall readiness (0-100) is the target-weighted average of current/target confidence, each
+  ratio capped at 1: 100 * sum(min(current, target)) / sum(target).
+- Priority by gap size (target - current): critical > 0.6, high > 0.4, medium > 0.2, else low.
+- Enriched gaps are sorted by priority (critical first), then by gap size, largest first."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+from tutorgraph.assessment.state import (
+    EnrichedGap,
+    EnrichedGapAnalysis,
+    GapNode,
+    KnowledgeGraphState,
+    Priority,
+)
+from tutorgraph.knowledge import KnowledgeBase, Resource, TargetLevel, Topic
+
+PRIORITY_THRESHOLDS: tuple[tuple[Priority, float], ...] = (
+    ("critical", 0.6),
+    ("high", 0.4),
+    ("medium", 0.2),
+)
+PRIORITY_ORDER: tuple[Priority, ...] = ("critical", "high", "medium", "low")
+
+
+def analyze_gaps(
+    kb: KnowledgeBase, target_level: TargetLevel, graph: KnowledgeGraphState
+) -> list[GapNode]:
+    target = kb.target_graph(target_level)
+    gaps: list[GapNode] = []
+    for topic_id in kb.sort(target):
+        node = graph["nodes"].get(topic_id)
+        current = node["confidence"] if node else 0.0
+        if current >= target[topic_id]:
+            continue
+        gaps.append(
+            {
+                "topic_id": topic_id,
+                "title": kb.topic(topic_id).title,
+                "current_confidence": round(current, 4),
+                "target_confidence": target[topic_id],
+                "gap": round(target[topic_id] - current, 4),
+                "bloom_level": node["bloom_level"] if node else None,
+                "prerequisites": [p for p in kb.topic(topic_id).prerequisites if p in target],
+                "assessed": node is not None,
+            }
+        )
+    return gaps
+
+
+def overall_readiness(target: Mapping[str, float], graph: KnowledgeGraphState) -> int:
+    total = sum(target.values())
+    if total <= 0:
+        return 100
+    reached = 0.0
+    for topic_id, wanted in target.items():
+        node = graph["nodes"].get(topic_id)
+        reached += min(node["confidence"] if node else 0.0, wanted)
+    return round(100 * reached / total)
+
+
+def priority(gap: float) -> Priority:
+    for name, threshold in PRIORITY_THRESHOLDS:
+        if gap > threshold:
+            return name
+    return "low"
+
+
+def enrich(
+    gaps: list[GapNode],
+    *,
+    recommendations: Mapping[str, str],
+    readiness: int,
+    summary: str,
+) -> EnrichedGapAnalysis:
+    enriched: list[EnrichedGap] = [
+        {
+            **gap,
+            "priority": priority(gap["gap"]),
+            "recommendation": recommendations.get(gap["topic_id"], ""),
+        }
+        for gap in gaps
+    ]
+    enriched.sort(key=lambda g: (PRIORITY_ORDER.index(g["priority"]), -g["gap"]))
+    return {"overall_readiness": readiness, "summary": summary, "gaps": enriched}
+
+
+def offline_recommendation(topic: Topic, gap: GapNode) -> str:
+    """A recommendation built from the topic's key points and its knowledge-base resources."""
+    points = "; ".join(_short(point) for point in topic.key_points[:2])
+    if gap["assessed"]:
+        opening = (
+            f"Raise {topic.title} from {math.floor(gap['current_confidence'] * 100)}% to "
+            f"{gap['target_confidence']:.0%} confidence."
+        )
+    else:
+        opening = f"{topic.title} was not reached in this assessment; study it to the target level."
+    parts = [opening, f"Start from the essentials: {points}."]
+    resources = mixed_resources(list(topic.resources))[:2]
+    if resources:
+        listed = " and ".join(f"{r.title} ({r.type})" for r in resources)
+        parts.append(f"Work through {listed}.")
+    parts.append("You have closed the gap when you can explain and apply these points unaided.")
+    return " ".join(parts)
+
+
+def _short(text: str, limit: int = 110) -> str:
+    """A key point cut at its first clause, at most `limit` characters, on a word boundary."""
+    text = " ".join(text.split()).rstrip(".")
+    for stop in ("; ", " (", ": "):
+        head = text.split(stop, 1)[0]
+        if len(head) >= 40:
+            text = head
+            break
+    if len(text) <= limit:
+        return text
+    return text[:limit].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+
+
+def offline_summary(gaps: list[GapNode], readiness: int, *, target_level: TargetLevel) -> str:
+    if not gaps:
+        return (
+            f"Readiness {readiness}/100: every assessed topic meets the {target_level} target. "
+            "Keep the knowledge fresh with projects and the next level's topics."
+        )
+    biggest = max(gaps, key=lambda g: g["gap"])
+    return (
+        f"Readiness {readiness}/100 for the {target_level} level, with {len(gaps)} gap(s). "
+        f"The largest is {biggest['title']} ({biggest['current_confidence']:.0%} against a "
+        f"{biggest['target_confidence']:.0%} target); work through the gaps in the plan's order."
+    )
+
+
+def mixed_resources(resources: list[Resource]) -> list[Resource]:
+    """Resources reordered round-robin over their types, so the first few differ in kind."""
+    by_type: dict[str, list[Resource]] = {}
+    for resource in resources:
+        by_type.setdefault(resource.type, []).append(resource)
+    ordered: list[Resource] = []
+    while any(by_type.values()):
+        for queue in by_type.values():
+            if queue:
+                ordered.append(queue.pop(0))
+    return ordered

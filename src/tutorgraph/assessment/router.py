@@ -1,0 +1,114 @@
+"""The routing decision after each knowledge-graph update, as pure functions of state.
+
+The decision tree of the spec, top to bottom (confidence is the latest evaluation's, node
+confidence the merged value on the knowledge graph, evidence the node's evidence items, Bloom the
+level the question was asked at):
+
+| # | condition                                                        | route    |
+|---|------------------------------------------------------------------|----------|
+| A | topics evaluated >= MAX_TOPICS or questions >= max questions     | conclude |
+| B | confidence > 0.7 and Bloom < create and questions on topic < 4   | deeper   |
+| C | confidence > 0.4 and evidence < 2 and questions on topic < 4     | probe    |
+| D | node confidence > 0.7 or questions on topic >= 4                 | pivot    |
+| E | confidence <= 0.4                                                | pivot    |
+| - | otherwise                                                        | probe    |
+
+A pivot needs somewhere to go: when no unevaluated agenda topic is left, or marking the current
+topic evaluated reaches MAX_TOPICS (row A would conclude after the next answer anyway), the pivot
+becomes `conclude` instead of asking a question that cannot change the outcome."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from tutorgraph.assessment.state import AssessmentState
+from tutorgraph.knowledge import BloomLevel
+
+Route = Literal["deeper", "probe", "pivot", "conclude"]
+
+MAX_TOPICS = 10
+HIGH_CONFIDENCE = 0.7
+LOW_CONFIDENCE = 0.4
+MAX_QUESTIONS_PER_TOPIC = 4
+MIN_EVIDENCE_FOR_CONFIDENCE = 2
+
+
+def max_total_questions(agenda_length: int) -> int:
+    """MAX_TOTAL_QUESTIONS: min(agenda length, MAX_TOPICS) * MAX_QUESTIONS_PER_TOPIC."""
+    return min(agenda_length, MAX_TOPICS) * MAX_QUESTIONS_PER_TOPIC
+
+
+@dataclass(frozen=True)
+class RouteInputs:
+    """Everything the decision looks at, read off the state after `update_graph`."""
+
+    topics_evaluated: int
+    total_questions: int
+    max_questions: int
+    confidence: float
+    bloom_level: BloomLevel
+    questions_on_topic: int
+    evidence: int
+    node_confidence: float
+    topics_remaining: int
+
+
+def decide_route(inputs: RouteInputs) -> Route:
+    """The spec's decision tree (module docstring), row by row."""
+    if inputs.topics_evaluated >= MAX_TOPICS or inputs.total_questions >= inputs.max_questions:
+        return "conclude"
+    room_on_topic = inputs.questions_on_topic < MAX_QUESTIONS_PER_TOPIC
+    if (
+        inputs.confidence > HIGH_CONFIDENCE
+        and inputs.bloom_level < BloomLevel.CREATE
+        and room_on_topic
+    ):
+        return "deeper"
+    if (
+        inputs.confidence > LOW_CONFIDENCE
+        and inputs.evidence < MIN_EVIDENCE_FOR_CONFIDENCE
+        and room_on_topic
+    ):
+        return "probe"
+    if inputs.node_confidence > HIGH_CONFIDENCE or not room_on_topic:
+        return _pivot(inputs)
+    if inputs.confidence <= LOW_CONFIDENCE:
+        return _pivot(inputs)
+    return "probe"
+
+
+def _pivot(inputs: RouteInputs) -> Route:
+    if inputs.topics_remaining == 0 or inputs.topics_evaluated + 1 >= MAX_TOPICS:
+        return "conclude"
+    return "pivot"
+
+
+def remaining_topics(state: AssessmentState) -> list[str]:
+    """Agenda topics not evaluated yet, other than the current one, in prerequisite order."""
+    done = {*state["evaluated_topics"], state["current_topic"]}
+    return [topic for topic in state["agenda"] if topic not in done]
+
+
+def route_inputs(state: AssessmentState) -> RouteInputs:
+    evaluation = state["last_evaluation"]
+    if evaluation is None:
+        raise RuntimeError("routing needs an evaluated answer")
+    topic = state["current_topic"]
+    node = state["knowledge_graph"]["nodes"].get(topic)
+    return RouteInputs(
+        topics_evaluated=len(state["evaluated_topics"]),
+        total_questions=len(state["questions"]),
+        max_questions=state["max_questions"],
+        confidence=evaluation["confidence"],
+        bloom_level=BloomLevel(state["current_bloom"]),
+        questions_on_topic=state["topic_questions"].get(topic, 0),
+        evidence=len(node["evidence"]) if node else 0,
+        node_confidence=node["confidence"] if node else 0.0,
+        topics_remaining=len(remaining_topics(state)),
+    )
+
+
+def route_after_update(state: AssessmentState) -> Route:
+    """The conditional edge out of `update_graph`."""
+    return decide_route(route_inputs(state))

@@ -1,0 +1,286 @@
+"""Start, answer, read and list assessments: the one place the API, the CLI and the web pages use.
+
+An assessment is a row (owner, domain, level, status, final report) plus a LangGraph thread that
+holds its progress in the durable checkpointer, so any process can continue it after a restart."""
+
+from __future__ import annotations
+
+import asyncio
+import builtins
+import logging
+import weakref
+from datetime import UTC, datetime
+from typing import cast
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.types import Command, StateSnapshot
+from pydantic import BaseModel
+from sqlalchemy import select
+
+from tutorgraph.assessment.context import AssessmentContext
+from tutorgraph.assessment.graph import compile_graph
+from tutorgraph.assessment.state import (
+    AssessmentInput,
+    AssessmentInterrupt,
+    AssessmentState,
+    EnrichedGap,
+    KnowledgeGraphState,
+    LearningPlan,
+    Status,
+)
+from tutorgraph.errors import ConflictError, InputError, NotFoundError
+from tutorgraph.grading.evaluator import Evaluator
+from tutorgraph.knowledge import TARGET_LEVELS, TargetLevel, get_domain, shipped_domains
+from tutorgraph.llm import Model
+from tutorgraph.store.db import Database
+from tutorgraph.store.models import Assessment, new_uuid, utcnow
+
+log = logging.getLogger(__name__)
+
+
+class AssessmentSummary(BaseModel):
+    id: str
+    domain: str
+    target_level: TargetLevel
+    status: Status
+    created_at: datetime
+    updated_at: datetime
+    overall_readiness: int | None = None
+
+
+class AssessmentReport(BaseModel):
+    """The outcome: readiness, gaps by priority, the plan, and the learner's knowledge graph."""
+
+    domain: str
+    target_level: TargetLevel
+    overall_readiness: int
+    summary: str
+    gaps: list[EnrichedGap]
+    plan: LearningPlan
+    knowledge_graph: KnowledgeGraphState
+    target_graph: dict[str, float]
+    topic_titles: dict[str, str]
+    topics_evaluated: list[str]
+    questions_asked: int
+    max_questions: int
+
+
+class AssessmentView(AssessmentSummary):
+    """An assessment as callers see it: the question waiting for an answer, or the report."""
+
+    interrupt: AssessmentInterrupt | None = None
+    topic_title: str | None = None
+    report: AssessmentReport | None = None
+
+
+def build_report(values: AssessmentState) -> AssessmentReport:
+    enriched, plan = values["enriched_gap_analysis"], values["learning_plan"]
+    if enriched is None or plan is None:
+        raise RuntimeError("the assessment has not produced its report yet")
+    kb = get_domain(values["domain"])
+    target = kb.target_graph(values["target_level"])
+    return AssessmentReport(
+        domain=values["domain"],
+        target_level=values["target_level"],
+        overall_readiness=enriched["overall_readiness"],
+        summary=enriched["summary"],
+        gaps=enriched["gaps"],
+        plan=plan,
+        knowledge_graph=values["knowledge_graph"],
+        target_graph=target,
+        topic_titles={topic_id: kb.topic(topic_id).title for topic_id in target},
+        topics_evaluated=values["evaluated_topics"],
+        questions_asked=len(values["questions"]),
+        max_questions=values["max_questions"],
+    )
+
+
+def pending_interrupt(snapshot: StateSnapshot) -> AssessmentInterrupt | None:
+    for item in snapshot.interrupts:
+        value = item.value
+        if isinstance(value, dict) and value.get("type") == "assessment":
+            payload: AssessmentInterrupt = value  # type: ignore[assignment]
+            return payload
+    return None
+
+
+class AssessmentService:
+    """Runs assessment graphs for a database, a checkpointer and a model."""
+
+    def __init__(
+        self,
+        *,
+        database: Database,
+        checkpointer: BaseCheckpointSaver[str],
+        model: Model,
+        evaluator: Evaluator | None = None,
+    ) -> None:
+        self.database = database
+        self.graph = compile_graph(checkpointer)
+        self.context = AssessmentContext(model=model, evaluator=evaluator or Evaluator(model))
+        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+
+    async def start(self, *, user_id: int | None, domain: str, target_level: str) -> AssessmentView:
+        """Create the assessment and run it to its first question."""
+        if domain not in shipped_domains():
+            known = ", ".join(sorted(shipped_domains()))
+            raise InputError(f"domain: no knowledge-base domain {domain!r} (known: {known})")
+        level = _target_level(target_level)
+        row = await asyncio.to_thread(self._create, user_id, domain, level)
+        log.info("assessment %s started: %s/%s for user %s", row.id, domain, level, user_id)
+        start: AssessmentInput = {"domain": domain, "target_level": level}
+        async with self._lock(row.id):
+            await self.graph.ainvoke(start, _config(row), context=self.context)
+            return await self._sync(row)
+
+    async def answer(
+        self,
+        *,
+        assessment_id: str,
+        user_id: int | None,
+        answer: str,
+        question_id: str | None = None,
+        any_owner: bool = False,
+    ) -> AssessmentView:
+        """Answer the waiting question and run to the next one, or to the report."""
+        row = await asyncio.to_thread(self._load, assessment_id, user_id, any_owner)
+        if row.status == "complete":
+            raise ConflictError(f"assessment {row.id} is complete; it takes no more answers")
+        async with self._lock(row.id):
+            config = _config(row)
+            snapshot = await self.graph.aget_state(config)
+            waiting = pending_interrupt(snapshot)
+            if waiting is not None:
+                if question_id is not None and question_id != waiting["question"]["id"]:
+                    raise ConflictError(
+                        f"question {question_id} is not waiting for an answer "
+                        f"(question {waiting['question']['id']} is)"
+                    )
+                await self.graph.ainvoke(Command(resume=answer), config, context=self.context)
+            elif snapshot.next:
+                # A step failed last time (a model error): carry on from where it stopped.
+                log.info("assessment %s: continuing at %s", row.id, ", ".join(snapshot.next))
+                await self.graph.ainvoke(None, config, context=self.context)
+            return await self._sync(row)
+
+    async def get(
+        self, *, assessment_id: str, user_id: int | None, any_owner: bool = False
+    ) -> AssessmentView:
+        row = await asyncio.to_thread(self._load, assessment_id, user_id, any_owner)
+        if row.status == "complete":
+            return _view(row)
+        snapshot = await self.graph.aget_state(_config(row))
+        return _view(row, pending_interrupt(snapshot))
+
+    async def list(self, *, user_id: int | None) -> list[AssessmentSummary]:
+        """The user's assessments, newest first."""
+        return await asyncio.to_thread(self._list, user_id)
+
+    async def _sync(self, row: Assessment) -> AssessmentView:
+        """Record the graph's progress on the row: completion and the report."""
+        snapshot = await self.graph.aget_state(_config(row))
+        waiting = pending_interrupt(snapshot)
+        values = cast(AssessmentState, snapshot.values)
+        report = None
+        if not snapshot.next and values.get("learning_plan") is not None:
+            report = build_report(values)
+        row = await asyncio.to_thread(self._save, row.id, report)
+        return _view(row, waiting)
+
+    def _lock(self, assessment_id: str) -> asyncio.Lock:
+        lock = self._locks.get(assessment_id)
+        if lock is None:
+            lock = asyncio.Lock()
+            self._locks[assessment_id] = lock
+        return lock
+
+    def _create(self, user_id: int | None, domain: str, level: TargetLevel) -> Assessment:
+        with self.database.session() as session:
+            assessment_id = new_uuid()
+            row = Assessment(
+                id=assessment_id,
+                user_id=user_id,
+                domain=domain,
+                target_level=level,
+                status="in_progress",
+                thread_id=f"assessment-{assessment_id}",
+            )
+            session.add(row)
+            session.flush()
+            return row
+
+    def _load(self, assessment_id: str, user_id: int | None, any_owner: bool) -> Assessment:
+        with self.database.session() as session:
+            row = session.get(Assessment, assessment_id)
+            if row is None or (not any_owner and row.user_id != user_id):
+                raise NotFoundError(f"no assessment {assessment_id}")
+            return row
+
+    def _save(self, assessment_id: str, report: AssessmentReport | None) -> Assessment:
+        with self.database.session() as session:
+            row = session.get(Assessment, assessment_id)
+            if row is None:
+                raise NotFoundError(f"no assessment {assessment_id}")
+            row.updated_at = utcnow()
+            if report is not None:
+                row.status = "complete"
+                row.report = report.model_dump(mode="json")
+            return row
+
+    def _list(self, user_id: int | None) -> builtins.list[AssessmentSummary]:
+        with self.database.session() as session:
+            rows = session.scalars(
+                select(Assessment)
+                .where(
+                    Assessment.user_id.is_(None)
+                    if user_id is None
+                    else Assessment.user_id == user_id
+                )
+                .order_by(Assessment.created_at.desc())
+            ).all()
+            return [_summary(row) for row in rows]
+
+
+def _target_level(value: str) -> TargetLevel:
+    for level in TARGET_LEVELS:
+        if value == level:
+            return level
+    raise InputError(f"target_level: must be one of {', '.join(TARGET_LEVELS)} (got {value!r})")
+
+
+def _config(row: Assessment) -> RunnableConfig:
+    return {"configurable": {"thread_id": row.thread_id}}
+
+
+def _summary(row: Assessment) -> AssessmentSummary:
+    readiness = row.report.get("overall_readiness") if row.report else None
+    return AssessmentSummary(
+        id=row.id,
+        domain=row.domain,
+        target_level=_target_level(row.target_level),
+        status="complete" if row.status == "complete" else "in_progress",
+        created_at=_aware(row.created_at),
+        updated_at=_aware(row.updated_at),
+        overall_readiness=readiness if isinstance(readiness, int) else None,
+    )
+
+
+def _aware(moment: datetime) -> datetime:
+    """SQLite hands timestamps back without their zone; they were stored in UTC."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def _view(row: Assessment, waiting: AssessmentInterrupt | None = None) -> AssessmentView:
+    summary = _summary(row)
+    title = None
+    if waiting is not None:
+        kb = get_domain(row.domain)
+        topic = waiting["question"]["topic"]
+        title = kb.topic(topic).title if topic in kb.topics else topic
+    return AssessmentView(
+        **summary.model_dump(),
+        interrupt=waiting,
+        topic_title=title,
+        report=AssessmentReport.model_validate(row.report) if row.report else None,
+    )

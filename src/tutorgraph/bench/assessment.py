@@ -1,0 +1,290 @@
+"""Assessment quality and cost: simulated learners (`bench/learners.py`) take full assessments
+with the offline engine on a SQLite checkpointer.
+
+Measured: the error of each assessed topic's final confidence against the learner's true
+mastery; gap detection (a reported gap against true mastery below the target, over every agenda
+topic — a topic never reached counts as a reported gap, as the report shows it); questions used
+against the maximum; and the wall time of each answered question (resume -> evaluate -> update ->
+route -> next question, checkpoints included), with the part spent inside agents."""
+
+from __future__ import annotations
+
+import random
+import statistics
+import tempfile
+import time
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.types import Command
+
+from tutorgraph.assessment.context import AssessmentContext
+from tutorgraph.assessment.graph import AssessmentGraph, compile_graph
+from tutorgraph.assessment.service import pending_interrupt
+from tutorgraph.assessment.state import AssessmentInput
+from tutorgraph.bench.learners import LEARNER_STYLES, LearnerStyle, SimulatedLearner
+
+__all__ = [
+    "LEARNER_STYLES",
+    "AssessmentBenchmark",
+    "markdown",
+    "run_assessment_benchmark",
+    "verdicts",
+]
+from tutorgraph.engines import offline_engine
+from tutorgraph.knowledge import TargetLevel, get_domain
+from tutorgraph.llm import Message, Model, SchemaT, StreamEvent, ToolSpec
+from tutorgraph.settings import Settings
+from tutorgraph.store.checkpoints import open_checkpointer
+
+CONFIGS: tuple[tuple[str, TargetLevel], ...] = (
+    ("python", "junior"),
+    ("python", "mid"),
+    ("python", "senior"),
+    ("machine-learning", "mid"),
+    ("machine-learning", "staff"),
+)
+
+
+class TimedModel:
+    """Passes calls through, adding up the seconds spent inside the model (the agents)."""
+
+    def __init__(self, inner: Model) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.supports_tools = inner.supports_tools
+        self.can_stream = inner.can_stream
+        self.seconds = 0.0
+
+    async def structured(
+        self, schema: type[SchemaT], messages: Sequence[Message], *, agent: str, inputs: Any = None
+    ) -> SchemaT:
+        started = time.perf_counter()
+        try:
+            return await self.inner.structured(schema, messages, agent=agent, inputs=inputs)
+        finally:
+            self.seconds += time.perf_counter() - started
+
+    async def stream_chat(
+        self,
+        messages: Sequence[Message],
+        *,
+        agent: str,
+        tools: Sequence[ToolSpec] = (),
+        inputs: Any = None,
+    ) -> AsyncIterator[StreamEvent]:
+        started = time.perf_counter()
+        try:
+            async for event in self.inner.stream_chat(
+                messages, agent=agent, tools=tools, inputs=inputs
+            ):
+                yield event
+        finally:
+            self.seconds += time.perf_counter() - started
+
+
+@dataclass
+class ConfigResult:
+    style: LearnerStyle
+    domain: str
+    level: TargetLevel
+    learners: int = 0
+    questions: list[int] = field(default_factory=list)
+    max_questions: int = 0
+    errors: list[float] = field(default_factory=list)
+    unassessed: int = 0
+    topics: int = 0
+    tp: int = 0
+    fp: int = 0
+    fn: int = 0
+    tn: int = 0
+
+
+@dataclass
+class AssessmentBenchmark:
+    configs: list[ConfigResult]
+    step_ms: list[float]
+    agent_ms: list[float]
+
+    def totals(self, style: LearnerStyle) -> ConfigResult:
+        total = ConfigResult(style, "all", "mid")
+        for c in self.styled(style):
+            total.learners += c.learners
+            total.errors += c.errors
+            total.unassessed += c.unassessed
+            total.topics += c.topics
+            total.tp, total.fp, total.fn, total.tn = (
+                total.tp + c.tp, total.fp + c.fp, total.fn + c.fn, total.tn + c.tn
+            )  # fmt: skip
+        return total
+
+    def styled(self, style: LearnerStyle) -> list[ConfigResult]:
+        return [c for c in self.configs if c.style == style]
+
+
+def precision(c: ConfigResult) -> float:
+    return c.tp / (c.tp + c.fp) if c.tp + c.fp else 1.0
+
+
+def recall(c: ConfigResult) -> float:
+    return c.tp / (c.tp + c.fn) if c.tp + c.fn else 1.0
+
+
+def f1(c: ConfigResult) -> float:
+    p, r = precision(c), recall(c)
+    return 2 * p * r / (p + r) if p + r else 0.0
+
+
+def question_share(c: ConfigResult) -> float:
+    return statistics.fmean(c.questions) / c.max_questions if c.questions else 0.0
+
+
+def question_shares(configs: list[ConfigResult]) -> float:
+    """Mean over every assessment of questions used / that assessment's maximum."""
+    shares = [q / c.max_questions for c in configs for q in c.questions]
+    return statistics.fmean(shares) if shares else 0.0
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))] if ordered else 0.0
+
+
+async def run_assessment_benchmark(
+    *, learners: int, seed: int, styles: Sequence[LearnerStyle] = LEARNER_STYLES
+) -> AssessmentBenchmark:
+    rng = random.Random(seed)
+    model = TimedModel(offline_engine())
+    context = AssessmentContext.for_model(model)
+    results: list[ConfigResult] = []
+    step_ms: list[float] = []
+    agent_ms: list[float] = []
+    with tempfile.TemporaryDirectory() as scratch:
+        settings = Settings(
+            data_dir=Path(scratch), checkpoint_url=f"sqlite:///{scratch}/checkpoints.db"
+        )
+        async with open_checkpointer(settings) as checkpointer:
+            graph = compile_graph(checkpointer)
+            for style in styles:
+                for domain, level in CONFIGS:
+                    result = ConfigResult(style, domain, level)
+                    for index in range(learners):
+                        kb = get_domain(domain)
+                        learner = SimulatedLearner.generate(kb, level, rng, style=style)
+                        config: RunnableConfig = {
+                            "configurable": {"thread_id": f"{style}-{domain}-{level}-{index}"}
+                        }
+                        await _assess(graph, context, model, learner, config, step_ms, agent_ms)
+                        _score(result, learner, (await graph.aget_state(config)).values)
+                    results.append(result)
+    return AssessmentBenchmark(results, step_ms, agent_ms)
+
+
+async def _assess(
+    graph: AssessmentGraph,
+    context: AssessmentContext,
+    model: TimedModel,
+    learner: SimulatedLearner,
+    config: RunnableConfig,
+    step_ms: list[float],
+    agent_ms: list[float],
+) -> None:
+    start: AssessmentInput = {"domain": learner.kb.name, "target_level": learner.target_level}
+    await graph.ainvoke(start, config, context=context)
+    while (waiting := pending_interrupt(await graph.aget_state(config))) is not None:
+        question = waiting["question"]
+        answer = learner.answer(question["id"], question["topic"])
+        agents_before, started = model.seconds, time.perf_counter()
+        await graph.ainvoke(Command(resume=answer), config, context=context)
+        step_ms.append((time.perf_counter() - started) * 1000)
+        agent_ms.append((model.seconds - agents_before) * 1000)
+
+
+def _score(result: ConfigResult, learner: SimulatedLearner, values: dict[str, Any]) -> None:
+    nodes = values["knowledge_graph"]["nodes"]
+    reported = {gap["topic_id"] for gap in values["enriched_gap_analysis"]["gaps"]}
+    truth = learner.true_gaps()
+    result.learners += 1
+    result.questions.append(len(values["questions"]))
+    result.max_questions = values["max_questions"]
+    for topic, mastery in learner.mastery.items():
+        result.topics += 1
+        if topic in nodes:
+            result.errors.append(abs(nodes[topic]["confidence"] - mastery))
+        else:
+            result.unassessed += 1
+        if topic in reported:
+            result.tp, result.fp = result.tp + (topic in truth), result.fp + (topic not in truth)
+        else:
+            result.fn, result.tn = result.fn + (topic in truth), result.tn + (topic not in truth)
+
+
+def _table(result: AssessmentBenchmark, style: LearnerStyle) -> list[str]:
+    rows = [
+        "| domain / level | learners | max questions | mean questions (share) | confidence MAE "
+        "| topics not reached | gap precision | gap recall | gap F1 |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for c in result.styled(style):
+        rows.append(
+            f"| {c.domain} / {c.level} | {c.learners} | {c.max_questions} | "
+            f"{statistics.fmean(c.questions):.1f} ({question_share(c):.0%}) | "
+            f"{statistics.fmean(c.errors):.3f} | {c.unassessed}/{c.topics} | "
+            f"{precision(c):.3f} | {recall(c):.3f} | {f1(c):.3f} |"
+        )
+    total = result.totals(style)
+    rows.append(
+        f"| **all** | {total.learners} | | **{question_shares(result.styled(style)):.0%}** | "
+        f"{statistics.fmean(total.errors):.3f} | {total.unassessed}/{total.topics} | "
+        f"{precision(total):.3f} | {recall(total):.3f} | **{f1(total):.3f}** |"
+    )
+    return rows
+
+
+def verdicts(result: AssessmentBenchmark, style: LearnerStyle) -> str:
+    configs = result.styled(style)
+    score, share = f1(result.totals(style)), question_shares(configs)
+    return (
+        f"gap F1 {score:.3f} (target >= 0.85: {'met' if score >= 0.85 else 'missed'}); "
+        f"questions {share:.0%} of the maximum (target <= 60%: "
+        f"{'met' if share <= 0.6 else 'missed'})"
+    )
+
+
+def markdown(result: AssessmentBenchmark, command: str) -> str:
+    steps, agents = result.step_ms, result.agent_ms
+    median = statistics.median(steps)
+    lines = [
+        "## Assessment (simulated learners)",
+        "",
+        f"Command: `{command}`",
+        "",
+        "Simulated learners with a known true mastery per topic take full assessments with the "
+        "offline engine on a SQLite checkpointer; `src/tutorgraph/bench/learners.py` defines "
+        "them. Confidence MAE: |final confidence - true mastery| over the topics assessed. Gap "
+        "detection: a reported gap against a true mastery below the level's target, over every "
+        "agenda topic (a topic never reached is reported as a gap, as the report shows it).",
+    ]
+    for style in LEARNER_STYLES:
+        if not result.styled(style):
+            continue
+        title = {
+            "consistent": "Consistent learners (the issue's: reference answers on mastered "
+            "topics, degraded or misconception-driven answers otherwise)",
+            "noisy": "Noisy learners (each question known with probability = mastery)",
+        }[style]
+        lines += ["", f"### {title}", "", *_table(result, style), "", verdicts(result, style) + "."]
+    lines += [
+        "",
+        "### Orchestration cost per answered question",
+        "",
+        f"{len(steps)} answers (resume -> evaluate -> update -> route -> next question, "
+        f"checkpoints written): median **{median:.1f} ms**, p95 {percentile(steps, 0.95):.1f} ms; "
+        f"of which inside the agents (offline grading, question choice, enrichment, plan): median "
+        f"{statistics.median(agents):.1f} ms. Target median <= 25 ms: "
+        f"{'met' if median <= 25 else 'missed'}.",
+    ]
+    return "\n".join(lines)

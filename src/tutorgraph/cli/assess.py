@@ -1,0 +1,239 @@
+"""`tutorgraph assess`: an adaptive assessment in the terminal, resumable, scriptable.
+
+Interactive by default (an answer ends with an empty line; Ctrl-D stops and prints how to
+resume). `--answers FILE` takes a YAML or JSON list of answers and runs without a terminal;
+`--json` prints the final report as JSON on stdout (everything else then goes to stderr)."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections import deque
+from pathlib import Path
+from typing import Annotated
+
+import typer
+import yaml
+from rich.console import Console, Group
+from rich.markdown import Markdown
+from rich.markup import escape
+from rich.panel import Panel
+from rich.progress_bar import ProgressBar
+from rich.table import Table
+from sqlalchemy import inspect
+
+from tutorgraph.assessment.service import AssessmentReport, AssessmentService, AssessmentView
+from tutorgraph.cli._console import console, err_console
+from tutorgraph.engines import build_engine
+from tutorgraph.errors import ConfigurationError, InputError, NotFoundError
+from tutorgraph.llm import aclose_model
+from tutorgraph.settings import Settings, load_settings
+from tutorgraph.store import users
+from tutorgraph.store.checkpoints import open_checkpointer
+from tutorgraph.store.db import Database
+
+EXIT_UNFINISHED = 1
+
+
+def assess(
+    domain: Annotated[str, typer.Option(help="Knowledge-base domain (see `kb list`).")] = "python",
+    level: Annotated[str, typer.Option(help="Target level: junior, mid, senior or staff.")] = "mid",
+    resume: Annotated[
+        str | None, typer.Option("--resume", help="Continue the assessment with this ID.")
+    ] = None,
+    answers: Annotated[
+        Path | None,
+        typer.Option("--answers", help="YAML or JSON list of answers, used in order."),
+    ] = None,
+    user: Annotated[
+        str | None, typer.Option("--user", help="Email of the account that owns it.")
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the final report as JSON on stdout.")
+    ] = False,
+) -> None:
+    """Run an adaptive skill assessment: questions, then readiness, gaps and a learning plan."""
+    scripted = _read_answers(answers) if answers is not None else None
+    out = err_console if as_json else console
+    settings = load_settings()
+    view = asyncio.run(_run(settings, out, domain, level, resume, user, scripted))
+    if view.report is None:
+        out.print(
+            f"[yellow]Stopped before the end.[/] Resume with: "
+            f"[bold]tutorgraph assess --resume {view.id}[/]",
+            highlight=False,
+        )
+        if scripted is not None:
+            raise typer.Exit(EXIT_UNFINISHED)
+        return
+    if as_json:
+        sys.stdout.write(view.report.model_dump_json(indent=2) + "\n")
+    else:
+        show_report(console, view.report)
+
+
+def _read_answers(path: Path) -> deque[str]:
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))  # JSON is YAML too
+    except OSError as exc:
+        raise InputError(f"--answers: cannot read {path}: {exc.strerror}") from exc
+    except yaml.YAMLError as exc:
+        raise InputError(f"--answers: {path} is not valid YAML or JSON: {exc}") from exc
+    if not isinstance(raw, list) or not all(isinstance(a, str | int | float) for a in raw):
+        raise InputError(f"--answers: {path} must hold a list of answers (strings)")
+    return deque(str(a) for a in raw)
+
+
+async def _run(
+    settings: Settings,
+    out: Console,
+    domain: str,
+    level: str,
+    resume: str | None,
+    email: str | None,
+    scripted: deque[str] | None,
+) -> AssessmentView:
+    database = Database(settings)
+    model = build_engine(settings)
+    try:
+        user_id = _check_database(database, email)
+        async with open_checkpointer(settings) as checkpointer:
+            service = AssessmentService(database=database, checkpointer=checkpointer, model=model)
+            if resume:
+                view = await service.get(assessment_id=resume, user_id=None, any_owner=True)
+            else:
+                view = await service.start(user_id=user_id, domain=domain, target_level=level)
+                out.print(f"Assessment [bold]{view.id}[/] ({view.domain}, {view.target_level})")
+            while view.report is None:
+                if view.interrupt is not None:
+                    show_question(out, view)
+                    answer = _next_answer(out, scripted)
+                    if answer is None:
+                        return view
+                else:
+                    answer = ""  # stopped on an error last time: carry on
+                view = await service.answer(
+                    assessment_id=view.id, user_id=None, answer=answer, any_owner=True
+                )
+            return view
+    finally:
+        await aclose_model(model)
+        database.dispose()
+
+
+def _check_database(database: Database, email: str | None) -> int | None:
+    if not inspect(database.engine).has_table("assessments"):
+        raise ConfigurationError(
+            "the database has no assessments table yet: run `tutorgraph db upgrade` first"
+        )
+    if email is None:
+        return None
+    with database.session() as session:
+        account = users.get_user_by_email(session=session, email=email)
+        if account is None:
+            raise NotFoundError(f"--user: no account with email {email}")
+        return account.id
+
+
+def _next_answer(out: Console, scripted: deque[str] | None) -> str | None:
+    if scripted is not None:
+        if not scripted:
+            out.print("[yellow]The answers file has no more answers.[/]")
+            return None
+        answer = scripted.popleft()
+        out.print(Panel(escape(answer) or "(empty answer)", title="Answer", border_style="dim"))
+        return answer
+    out.print("[dim]Your answer (end with an empty line; Ctrl-D to stop and resume later):[/]")
+    lines: list[str] = []
+    try:
+        while True:
+            line = out.input("> " if not lines else "  ")
+            if not line.strip():
+                if lines:
+                    break
+                continue
+            lines.append(line)
+    except (EOFError, KeyboardInterrupt):
+        out.print()
+        return None
+    return "\n".join(lines)
+
+
+def show_question(out: Console, view: AssessmentView) -> None:
+    progress = view.interrupt
+    if progress is None:
+        return
+    question = progress["question"]
+    line = Table.grid(padding=(0, 2))
+    line.add_row(
+        f"Topics evaluated: [bold]{progress['topics_evaluated']}[/] · question "
+        f"[bold]{progress['total_questions']}[/] of at most {progress['max_questions']}",
+        ProgressBar(
+            total=progress["max_questions"], completed=progress["total_questions"], width=30
+        ),
+    )
+    out.print(line, highlight=False)
+    out.print(
+        Panel(
+            Markdown(question["text"]),
+            title=f"[bold]{escape(view.topic_title or question['topic'])}[/]",
+            subtitle=f"{question['bloomLevel']} · {question['questionType']}",
+            border_style="cyan",
+        )
+    )
+
+
+def show_report(out: Console, report: AssessmentReport) -> None:
+    out.print(
+        Panel(
+            f"[bold]Readiness {report.overall_readiness}/100[/] for the {report.target_level} "
+            f"level\n{escape(report.summary)}\n[dim]{report.questions_asked} question(s) of "
+            f"at most {report.max_questions}; {len(report.topics_evaluated)} topic(s) "
+            "evaluated[/]",
+            title=f"{report.domain} report",
+            border_style="green",
+        )
+    )
+    graph = Table("topic", "confidence", "target", "Bloom", title="Knowledge graph")
+    for topic_id, target in report.target_graph.items():
+        node = report.knowledge_graph["nodes"].get(topic_id)
+        graph.add_row(
+            escape(report.topic_titles.get(topic_id, topic_id)),
+            ProgressBar(total=1.0, completed=node["confidence"], width=20)
+            if node
+            else "[dim]not assessed[/]",
+            f"{target:.0%}",
+            node["bloom_level"] if node else "-",
+        )
+    out.print(graph)
+    if report.gaps:
+        gaps = Table("topic", "priority", "now", "target", "recommendation", title="Gaps")
+        for gap in report.gaps:
+            gaps.add_row(
+                escape(gap["title"]),
+                gap["priority"],
+                f"{gap['current_confidence']:.0%}",
+                f"{gap['target_confidence']:.0%}",
+                escape(gap["recommendation"]),
+            )
+        out.print(gaps)
+    else:
+        out.print("[green]No gaps: every topic meets the target for this level.[/]")
+    phases = []
+    for number, phase in enumerate(report.plan["phases"], start=1):
+        resources = "\n".join(
+            f"  {escape('[' + r['type'] + ']')} {escape(r['title'])}"
+            + (f" <{escape(r['url'])}>" if r["url"] else "")
+            for r in phase["resources"]
+        )
+        phases.append(
+            f"[bold]{number}. {escape(phase['title'])}[/] (about {phase['estimated_hours']:g} h)\n"
+            f"{escape(phase['rationale'])}\n{resources}"
+        )
+    out.print(
+        Panel(
+            Group(escape(report.plan["summary"]), *phases),
+            title="Learning plan",
+            subtitle=f"about {report.plan['total_hours']:g} hours",
+        )
+    )

@@ -1,0 +1,103 @@
+"""The Assess pages: choose a domain and level, answer question by question, read the report."""
+
+from __future__ import annotations
+
+from contextlib import suppress
+from typing import Annotated
+
+from fastapi import APIRouter, Form, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from tutorgraph.api.deps import CurrentUser
+from tutorgraph.api.routes.assessments import MAX_ANSWER, AssessmentsDep
+from tutorgraph.content.rendering import render_markdown
+from tutorgraph.errors import ConflictError
+from tutorgraph.knowledge import STARTING_BLOOM, TARGET_LEVELS, get_domain, shipped_domains
+from tutorgraph.web.knowledge_svg import layout
+from tutorgraph.web.templating import render
+
+router = APIRouter(include_in_schema=False)
+
+
+@router.get("/assess", response_class=HTMLResponse)
+async def assess_home(request: Request, user: CurrentUser, assessments: AssessmentsDep) -> Response:
+    request.state.user = user
+    domains = [(name, kb.domain.title, len(kb.topics)) for name, kb in shipped_domains().items()]
+    levels = [(level, STARTING_BLOOM[level].value) for level in TARGET_LEVELS]
+    mine = await assessments.list(user_id=user.id)
+    titles = {name: kb.domain.title for name, kb in shipped_domains().items()}
+    return render(
+        request,
+        "assess.html",
+        {"domains": domains, "levels": levels, "assessments": mine, "titles": titles},
+    )
+
+
+@router.post("/assess")
+async def assess_start(
+    user: CurrentUser,
+    assessments: AssessmentsDep,
+    domain: Annotated[str, Form(max_length=100)],
+    target_level: Annotated[str, Form(max_length=20)],
+) -> Response:
+    view = await assessments.start(user_id=user.id, domain=domain, target_level=target_level)
+    return RedirectResponse(f"/assess/{view.id}", status_code=303)
+
+
+@router.get("/assess/{assessment_id}", response_class=HTMLResponse)
+async def assess_question(
+    assessment_id: str, request: Request, user: CurrentUser, assessments: AssessmentsDep
+) -> Response:
+    view = await assessments.get(assessment_id=assessment_id, user_id=user.id)
+    request.state.user = user  # after the lookup: an error page must not touch a closed session
+    if view.report is not None:
+        return RedirectResponse(f"/assess/{view.id}/report", status_code=303)
+    question = view.interrupt["question"] if view.interrupt else None
+    return render(
+        request,
+        "assess_question.html",
+        {
+            "view": view,
+            "progress": view.interrupt,
+            "question": question,
+            "question_html": render_markdown(question["text"]) if question else "",
+            "domain_title": get_domain(view.domain).domain.title,
+            "max_answer": MAX_ANSWER,
+        },
+    )
+
+
+@router.post("/assess/{assessment_id}/answers")
+async def assess_answer(
+    assessment_id: str,
+    user: CurrentUser,
+    assessments: AssessmentsDep,
+    answer: Annotated[str, Form(max_length=MAX_ANSWER)] = "",
+    question_id: Annotated[str | None, Form(max_length=200)] = None,
+) -> Response:
+    with suppress(ConflictError):  # a repeated submit: the page shows where it is now
+        await assessments.answer(
+            assessment_id=assessment_id, user_id=user.id, answer=answer, question_id=question_id
+        )
+    return RedirectResponse(f"/assess/{assessment_id}", status_code=303)
+
+
+@router.get("/assess/{assessment_id}/report", response_class=HTMLResponse)
+async def assess_report(
+    assessment_id: str, request: Request, user: CurrentUser, assessments: AssessmentsDep
+) -> Response:
+    view = await assessments.get(assessment_id=assessment_id, user_id=user.id)
+    request.state.user = user
+    if view.report is None:
+        return RedirectResponse(f"/assess/{view.id}", status_code=303)
+    kb = get_domain(view.domain)
+    return render(
+        request,
+        "assess_report.html",
+        {
+            "view": view,
+            "report": view.report,
+            "graph": layout(kb, view.report),
+            "domain_title": kb.domain.title,
+        },
+    )

@@ -1,0 +1,110 @@
+"""Layout of the learner's knowledge graph as an SVG picture, computed on the server.
+
+Topics are placed in columns by prerequisite depth (longest chain of prerequisites before them),
+so every edge points right; each box is filled on a red-to-green scale by confidence, and topics
+the assessment never reached are grey and dashed."""
+
+from __future__ import annotations
+
+import textwrap
+from dataclasses import dataclass
+
+from tutorgraph.assessment.service import AssessmentReport
+from tutorgraph.knowledge import KnowledgeBase
+
+BOX_W, BOX_H = 208, 62
+GAP_X, GAP_Y = 64, 22
+MARGIN = 16
+LINE_CHARS = 25
+
+
+@dataclass(frozen=True)
+class SvgNode:
+    topic_id: str
+    lines: list[str]
+    caption: str
+    x: int
+    y: int
+    fill: str
+    stroke: str
+    assessed: bool
+    meets_target: bool
+
+
+@dataclass(frozen=True)
+class SvgEdge:
+    source: str
+    target: str
+    path: str
+
+
+@dataclass(frozen=True)
+class SvgGraph:
+    width: int
+    height: int
+    box_w: int
+    box_h: int
+    nodes: list[SvgNode]
+    edges: list[SvgEdge]
+
+
+def confidence_colours(confidence: float) -> tuple[str, str]:
+    """Fill and stroke for a confidence: hue 0 (red) at 0 to 130 (green) at 1."""
+    hue = round(130 * max(0.0, min(1.0, confidence)))
+    return f"hsl({hue}, 70%, 86%)", f"hsl({hue}, 60%, 32%)"
+
+
+def layout(kb: KnowledgeBase, report: AssessmentReport) -> SvgGraph:
+    topics = kb.sort(report.target_graph)
+    depth: dict[str, int] = {}
+    for topic_id in topics:  # prerequisite order: every prerequisite is placed first
+        prerequisites = [p for p in kb.topic(topic_id).prerequisites if p in report.target_graph]
+        depth[topic_id] = 1 + max((depth[p] for p in prerequisites), default=-1)
+    columns: dict[int, list[str]] = {}
+    for topic_id in topics:
+        columns.setdefault(depth[topic_id], []).append(topic_id)
+    tallest = max((len(c) for c in columns.values()), default=1)
+    height = 2 * MARGIN + tallest * BOX_H + (tallest - 1) * GAP_Y
+    width = 2 * MARGIN + len(columns) * BOX_W + max(len(columns) - 1, 0) * GAP_X
+    position: dict[str, tuple[int, int]] = {}
+    nodes: list[SvgNode] = []
+    for column, members in sorted(columns.items()):
+        offset = (height - (len(members) * BOX_H + (len(members) - 1) * GAP_Y)) // 2
+        for row, topic_id in enumerate(members):
+            x = MARGIN + column * (BOX_W + GAP_X)
+            y = offset + row * (BOX_H + GAP_Y)
+            position[topic_id] = (x, y)
+            nodes.append(_node(report, topic_id, x, y))
+    edges = []
+    for topic_id in topics:
+        for prerequisite in kb.topic(topic_id).prerequisites:
+            if prerequisite in position:
+                edges.append(_edge(prerequisite, topic_id, position))
+    return SvgGraph(width, height, BOX_W, BOX_H, nodes, edges)
+
+
+def _node(report: AssessmentReport, topic_id: str, x: int, y: int) -> SvgNode:
+    title = report.topic_titles.get(topic_id, topic_id)
+    lines = textwrap.wrap(title, LINE_CHARS)[:2] or [topic_id]
+    if len(textwrap.wrap(title, LINE_CHARS)) > 2:
+        lines[-1] = lines[-1][: LINE_CHARS - 1].rstrip() + "…"
+    node = report.knowledge_graph["nodes"].get(topic_id)
+    target = report.target_graph[topic_id]
+    if node is None:
+        return SvgNode(
+            topic_id, lines, f"not assessed · target {target:.0%}", x, y,
+            "hsl(220, 10%, 90%)", "hsl(220, 8%, 55%)", False, False,
+        )  # fmt: skip
+    fill, stroke = confidence_colours(node["confidence"])
+    caption = f"{node['confidence']:.0%} of {target:.0%} · {node['bloom_level']}"
+    return SvgNode(topic_id, lines, caption, x, y, fill, stroke, True, node["confidence"] >= target)
+
+
+def _edge(source: str, target: str, position: dict[str, tuple[int, int]]) -> SvgEdge:
+    sx, sy = position[source]
+    tx, ty = position[target]
+    x1, y1 = sx + BOX_W, sy + BOX_H // 2
+    x2, y2 = tx - 6, ty + BOX_H // 2
+    bend = max((x2 - x1) // 2, 20)
+    path = f"M{x1},{y1} C{x1 + bend},{y1} {x2 - bend},{y2} {x2},{y2}"
+    return SvgEdge(source, target, path)

@@ -1,0 +1,103 @@
+"""Knowledge-graph update, gap analysis and enrichment math."""
+
+from __future__ import annotations
+
+import pytest
+
+from tutorgraph.assessment.gaps import analyze_gaps, enrich, overall_readiness, priority
+from tutorgraph.assessment.knowledge_map import empty_graph, merge_evaluation
+from tutorgraph.assessment.state import EvaluationRecord, KnowledgeGraphState
+from tutorgraph.knowledge import get_domain
+
+
+def _evaluation(topic: str, confidence: float, level: str, *evidence: str) -> EvaluationRecord:
+    return {
+        "question_id": "q",
+        "topic": topic,
+        "confidence": confidence,
+        "bloom_level": level,
+        "evidence": list(evidence),
+    }
+
+
+def test_new_nodes_then_weighted_merge_higher_bloom_and_appended_evidence() -> None:
+    graph = merge_evaluation(
+        empty_graph(), _evaluation("b", 0.8, "analyze", "e1"), prerequisites=["a"]
+    )
+    assert graph["nodes"]["b"] == {
+        "topic_id": "b",
+        "confidence": 0.8,
+        "bloom_level": "analyze",
+        "evidence": ["e1"],
+        "prerequisites": ["a"],
+    }
+    assert graph["edges"] == [{"source": "a", "target": "b"}]
+    merged = merge_evaluation(
+        graph, _evaluation("b", 0.2, "remember", "e2", "e3"), prerequisites=["a"]
+    )
+    assert merged["nodes"]["b"]["confidence"] == pytest.approx(0.7 * 0.8 + 0.3 * 0.2)
+    assert merged["nodes"]["b"]["bloom_level"] == "analyze"
+    assert merged["nodes"]["b"]["evidence"] == ["e1", "e2", "e3"]
+    assert merged["edges"] == [{"source": "a", "target": "b"}]  # no duplicate edge
+    assert graph["nodes"]["b"]["confidence"] == 0.8  # the input is not mutated
+    higher = merge_evaluation(merged, _evaluation("b", 0.9, "create"), prerequisites=["a"])
+    assert higher["nodes"]["b"]["bloom_level"] == "create"
+
+
+def _graph(**confidences: float) -> KnowledgeGraphState:
+    graph = empty_graph()
+    for topic, value in confidences.items():
+        graph = merge_evaluation(graph, _evaluation(topic, value, "apply"), prerequisites=[])
+    return graph
+
+
+def test_gaps_are_below_target_in_prerequisite_order_with_unassessed_topics() -> None:
+    kb = get_domain("machine-learning")
+    target = kb.target_graph("junior")
+    graph = _graph(**{"trees-ensembles": 0.1, "ml-fundamentals": 0.2, "linear-models": 0.9})
+    gaps = analyze_gaps(kb, "junior", graph)
+    assert [g["topic_id"] for g in gaps] == [
+        "ml-fundamentals",
+        "model-evaluation",
+        "regularization-generalization",
+        "trees-ensembles",
+    ]
+    by_id = {g["topic_id"]: g for g in gaps}
+    assert by_id["model-evaluation"]["assessed"] is False
+    assert by_id["model-evaluation"]["current_confidence"] == 0.0
+    assert by_id["ml-fundamentals"]["gap"] == pytest.approx(target["ml-fundamentals"] - 0.2)
+    assert by_id["trees-ensembles"]["prerequisites"] == ["model-evaluation"]
+
+
+def test_readiness_is_the_target_weighted_capped_ratio() -> None:
+    target = {"a": 0.8, "b": 0.6, "c": 0.6}
+    graph = _graph(a=0.4, b=0.9)  # b capped at its target, c unassessed
+    assert overall_readiness(target, graph) == round(100 * (0.4 + 0.6 + 0.0) / 2.0)
+    assert overall_readiness(target, _graph(a=1.0, b=1.0, c=1.0)) == 100
+    assert overall_readiness(target, empty_graph()) == 0
+
+
+@pytest.mark.parametrize(
+    ("gap", "expected"),
+    [(0.61, "critical"), (0.6, "high"), (0.41, "high"), (0.4, "medium"), (0.21, "medium"),
+     (0.2, "low"), (0.01, "low")],
+)  # fmt: skip
+def test_priority_tiers(gap: float, expected: str) -> None:
+    assert priority(gap) == expected
+
+
+def test_enrichment_sorts_by_priority_then_gap_size() -> None:
+    kb = get_domain("machine-learning")
+    graph = _graph(**{"ml-fundamentals": 0.6, "linear-models": 0.05, "model-evaluation": 0.3})
+    gaps = analyze_gaps(kb, "junior", graph)
+    enriched = enrich(gaps, recommendations={"linear-models": "Do X."}, readiness=20, summary="s")
+    order = [(g["topic_id"], g["priority"], g["gap"]) for g in enriched["gaps"]]
+    assert order == [
+        ("regularization-generalization", "critical", 0.65),  # unassessed; ties keep KB order
+        ("trees-ensembles", "critical", 0.65),
+        ("linear-models", "high", 0.6),  # 0.6 is not > 0.6
+        ("model-evaluation", "medium", 0.35),
+        ("ml-fundamentals", "low", 0.1),
+    ]
+    assert enriched["gaps"][2]["recommendation"] == "Do X."
+    assert (enriched["overall_readiness"], enriched["summary"]) == (20, "s")

@@ -1,0 +1,63 @@
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.fakes.live_server import LiveServer
+
+pytestmark = pytest.mark.browser
+
+
+def _register_and_log_in(page: Page, base: str) -> None:
+    page.goto(base + "/register")
+    page.get_by_label("Name").fill("Alan Turing")
+    page.get_by_label("Email").fill("alan@example.org")
+    page.get_by_label("Password").fill("enigma machine")
+    page.get_by_role("button", name="Register").click()
+    page.get_by_label("Email").fill("alan@example.org")
+    page.get_by_label("Password").fill("enigma machine")
+    page.get_by_role("button", name="Log in").click()
+    expect(page.get_by_test_id("current-user")).to_have_text("Alan Turing")
+
+
+def test_a_short_assessment_from_start_to_report(page: Page, live_server: LiveServer) -> None:
+    _register_and_log_in(page, live_server.url)
+    page.get_by_role("navigation", name="Main").get_by_role("link", name="Assess").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Assess your skills")
+    page.get_by_label("Domain").select_option("machine-learning")
+    page.get_by_label("Target level").select_option("junior")
+    page.get_by_role("button", name="Start assessment").click()
+
+    expected_topics = [
+        "Supervised learning fundamentals",
+        "Linear and logistic regression",
+        "Model evaluation and validation",
+        "Overfitting, bias-variance and regularization",
+        "Decision trees and ensembles",
+    ]
+    for number, topic in enumerate(expected_topics, start=1):
+        expect(page.get_by_role("heading", level=2)).to_have_text(topic)
+        expect(page.get_by_test_id("questions-used")).to_have_text(str(number))
+        expect(page.get_by_test_id("topics-evaluated")).to_have_text(str(number - 1))
+        expect(page.get_by_test_id("max-questions")).to_have_text("20")
+        expect(page.get_by_test_id("question-text")).not_to_be_empty()
+        page.get_by_label("Your answer").fill("I don't know.")
+        page.get_by_role("button", name="Submit answer").click()
+
+    expect(page.get_by_role("heading", level=1)).to_contain_text("report")
+    readiness = int(page.get_by_test_id("readiness").inner_text())
+    assert 0 <= readiness < 20
+    graph = page.get_by_role("img", name="Knowledge graph: 5 topics, 5 prerequisite edges")
+    expect(graph).to_be_visible()
+    expect(graph.locator("g.kg-node")).to_have_count(5)
+    box = graph.bounding_box()
+    assert box is not None and box["width"] > 300 and box["height"] > 60
+    gaps = page.get_by_test_id("gaps")
+    expect(gaps.locator("tbody tr")).to_have_count(5)
+    expect(gaps).to_contain_text("critical")
+    phases = page.get_by_test_id("plan").locator("> li")
+    expect(phases).to_have_count(3)
+    expect(phases.first).to_contain_text("h")
+
+    page.get_by_role("link", name="Back to Assess").click()
+    expect(page.get_by_test_id("my-assessments")).to_contain_text("complete")
