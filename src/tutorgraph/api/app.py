@@ -11,11 +11,26 @@ from fastapi.staticfiles import StaticFiles
 
 from tutorgraph import __version__
 from tutorgraph.api.problems import install_exception_handlers
-from tutorgraph.api.routes import auth, courses, health, lessons, search
+from tutorgraph.api.routes import (
+    assessments,
+    auth,
+    courses,
+    grading,
+    health,
+    lessons,
+    practice,
+    search,
+    tutor,
+)
 from tutorgraph.content.retrieval import SearchIndexes
+from tutorgraph.engines import build_engine
+from tutorgraph.grading.evaluator import Evaluator
+from tutorgraph.llm import aclose_model
 from tutorgraph.settings import Settings, load_settings
+from tutorgraph.store.checkpoints import open_checkpointer
 from tutorgraph.store.db import Database
-from tutorgraph.web import learn, pages
+from tutorgraph.web import assess, learn, pages
+from tutorgraph.web import practice as practice_pages
 from tutorgraph.web.templating import STATIC_DIR
 
 log = logging.getLogger(__name__)
@@ -24,11 +39,15 @@ log = logging.getLogger(__name__)
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or load_settings()
     database = Database(settings)
+    model = build_engine(settings)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         log.info("tutorgraph %s up (engine=%s)", __version__, settings.llm.engine)
-        yield
+        async with open_checkpointer(settings) as checkpointer:
+            app.state.checkpointer = checkpointer
+            yield
+        await aclose_model(model)
         database.dispose()
 
     app = FastAPI(
@@ -40,6 +59,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.db = database
     app.state.search = SearchIndexes(settings.index_dir)
+    app.state.model = model
+    app.state.evaluator = Evaluator(model)
 
     api = APIRouter(prefix="/api/v1")
     api.include_router(auth.router)
@@ -47,9 +68,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     api.include_router(courses.shares_router)
     api.include_router(lessons.router)
     api.include_router(search.router)
+    api.include_router(grading.router)
+    api.include_router(practice.router)
+    api.include_router(tutor.router)
+    api.include_router(assessments.router)
     app.include_router(api)
     app.include_router(health.router)
     app.include_router(learn.router)
+    app.include_router(practice_pages.router)
+    app.include_router(assess.router)
     app.include_router(pages.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     install_exception_handlers(app)

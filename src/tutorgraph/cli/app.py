@@ -10,9 +10,12 @@ import typer
 
 from tutorgraph import __version__
 from tutorgraph.cli._console import console, err_console
+from tutorgraph.cli.assess import assess
 from tutorgraph.cli.bench import bench_app
 from tutorgraph.cli.db import db_app
+from tutorgraph.cli.grade import grade
 from tutorgraph.cli.kb import kb_app
+from tutorgraph.cli.mastery import mastery_app
 from tutorgraph.cli.users import users_app
 from tutorgraph.errors import TutorgraphError
 from tutorgraph.settings import load_settings
@@ -27,6 +30,9 @@ app.add_typer(db_app, name="db")
 app.add_typer(users_app, name="users")
 app.add_typer(kb_app, name="kb")
 app.add_typer(bench_app, name="bench")
+app.add_typer(mastery_app, name="mastery")
+app.command()(grade)
+app.command()(assess)
 
 
 def _version(value: bool) -> None:

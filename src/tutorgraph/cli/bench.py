@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -40,7 +41,177 @@ def retrieval(
     console.print(f"wrote {out}")
 
 
+@bench_app.command("kt")
+def kt(
+    data: Annotated[Path, typer.Option(help="The assistments2009 benchmark folder.")] = Path(
+        "../shared/benchmarks/assistments2009"
+    ),
+    pybkt_python: Annotated[
+        Path | None,
+        typer.Option(help="Python of the pyBKT virtualenv (benchmarks/pybkt/requirements.txt)."),
+    ] = None,
+    out: OutOption = Path("BENCHMARKS.md"),
+) -> None:
+    """Knowledge-tracing AUC/RMSE: our BKT vs pyBKT and the platform's baselines."""
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    from tutorgraph.bench.kt import markdown, run_kt_benchmark
+
+    columns = (SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn())
+    with Progress(*columns, console=console) as progress:
+        result = run_kt_benchmark(data, pybkt_python=pybkt_python, progress=progress)
+    for score in [*result.reproduction, *result.students]:
+        console.print(f"{score.model}: AUC {score.auc:.4f}, RMSE {score.rmse:.4f}", highlight=False)
+    if result.pybkt.auc is not None:
+        console.print(f"pyBKT: AUC {result.pybkt.auc:.4f}, fit {result.pybkt.fit_seconds:.1f} s")
+    else:
+        console.print(result.pybkt.note, highlight=False)
+    command = f"tutorgraph bench kt --data {data}"
+    if pybkt_python is not None:
+        command += f" --pybkt-python {pybkt_python}"
+    write_section(out, "kt", markdown(result, command))
+    console.print(f"wrote {out}")
+
+
+GRADING_DATA = {
+    "semeval": Path("../shared/benchmarks/semeval2013_2way/semeval2013_task7_2way_long.csv"),
+    "saf": Path("../shared/benchmarks/saf/saf_long.csv"),
+}
+
+
+class GradingDataset(StrEnum):
+    semeval = "semeval"
+    saf = "saf"
+
+
+@bench_app.command("grading")
+def grading(
+    dataset: Annotated[GradingDataset, typer.Option(help="Which human-graded benchmark.")],
+    data: Annotated[
+        Path | None, typer.Option(help="The benchmark CSV (default: ../shared/benchmarks/...).")
+    ] = None,
+    fit: Annotated[
+        bool, typer.Option("--fit", help="Refit the offline calibration on the train split first.")
+    ] = False,
+    calibration: Annotated[
+        Path | None,
+        typer.Option(
+            help="Calibration JSON to read (and write with --fit); default: the shipped one."
+        ),
+    ] = None,
+    out: OutOption = Path("BENCHMARKS.md"),
+) -> None:
+    """Grading agreement with human graders: SemEval-2013 Task 7 (2-way) or SAF (English)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from tutorgraph.bench.grading import markdown, run_grading_benchmark
+    from tutorgraph.grading.calibration import DEFAULT_PATH as DEFAULT_CALIBRATION
+
+    name = dataset.value
+    path = data if data is not None else GRADING_DATA[name]
+    # The offline grader runs here; `run_grading_benchmark(grader=...)` takes any
+    # GradingRequest -> Verdict callable, which is where an LLM judge plugs in.
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
+    with Progress(*columns, TimeElapsedColumn(), console=console) as progress:
+        result = run_grading_benchmark(
+            "semeval" if name == "semeval" else "saf",
+            path,
+            fit=fit,
+            calibration_path=calibration or DEFAULT_CALIBRATION,
+            progress=progress,
+        )
+    for row in result.two_way:
+        console.print(
+            f"{row.subset} {row.split}: accuracy {row.accuracy:.3f}, macro-F1 {row.macro_f1:.3f}, "
+            f"weighted-F1 {row.weighted_f1:.3f} (lexical {row.baseline_accuracy:.3f} / "
+            f"{row.baseline_macro_f1:.3f})",
+            highlight=False,
+        )
+    for scored in result.scored:
+        console.print(
+            f"{scored.split}: Pearson {scored.pearson:.3f}, Spearman {scored.spearman:.3f}, "
+            f"RMSE {scored.rmse:.3f}, 3-label macro-F1 {scored.macro_f1:.3f} "
+            f"(lexical Pearson {scored.baseline_pearson:.3f})",
+            highlight=False,
+        )
+    command = f"tutorgraph bench grading --dataset {name} --data {path}" + (" --fit" if fit else "")
+    if calibration is not None:
+        command += f" --calibration {calibration}"
+    write_section(out, f"grading-{name}", markdown(result, command))
+    console.print(f"wrote {out}")
+
+
+@bench_app.command("tutor")
+def tutor(
+    first_token_delay: Annotated[
+        float, typer.Option(help="Seconds the fake model waits before its first token.")
+    ] = 0.5,
+    token_interval: Annotated[float, typer.Option(help="Seconds between streamed tokens.")] = 0.02,
+    reply_tokens: Annotated[int, typer.Option(help="Tokens in each streamed reply.")] = 40,
+    sequential: Annotated[int, typer.Option(help="One-at-a-time chats for the ratio.")] = 20,
+    concurrency: Annotated[int, typer.Option(help="Chat streams opened at once.")] = 200,
+    content: Annotated[Path, typer.Option(help="Content directory.")] = Path("content"),
+    out: OutOption = Path("BENCHMARKS.md"),
+) -> None:
+    """Tutor SSE latency against the fake OpenAI-compatible server: time to first text event
+    vs the model's own first-token time, and concurrent streams on one server process."""
+    from tutorgraph.bench.tutor import TutorBenchConfig, markdown, run_tutor_benchmark
+
+    config = TutorBenchConfig(
+        first_token_delay=first_token_delay,
+        token_interval=token_interval,
+        reply_tokens=reply_tokens,
+        sequential=sequential,
+        concurrency=concurrency,
+        content_dir=content,
+    )
+    result = run_tutor_benchmark(config)
+    console.print(
+        f"first text event {result.sequential_ttft * 1000:.0f} ms vs model "
+        f"{result.direct_ttft * 1000:.0f} ms (ratio {result.ratio:.3f}); {concurrency} concurrent: "
+        f"{len(result.errors)} errors, median {result.concurrent_ttft(0.5) * 1000:.0f} ms, "
+        f"p95 {result.concurrent_ttft(0.95) * 1000:.0f} ms",
+        highlight=False,
+    )
+    for error in sorted(set(result.errors))[:5]:
+        console.print(f"  error: {error}", highlight=False)
+    command = (
+        f"tutorgraph bench tutor --first-token-delay {first_token_delay} "
+        f"--token-interval {token_interval} --reply-tokens {reply_tokens} "
+        f"--sequential {sequential} --concurrency {concurrency}"
+    )
+    write_section(out, "tutor", markdown(result, command))
+    console.print(f"wrote {out}")
+
+
+@bench_app.command("assessment")
+def assessment(
+    learners: Annotated[int, typer.Option(help="Simulated learners per domain/level.")] = 40,
+    seed: Annotated[int, typer.Option(help="Random seed of the learner population.")] = 7,
+    out: OutOption = Path("BENCHMARKS.md"),
+) -> None:
+    """Adaptive assessment with simulated learners: confidence error, gap detection, questions
+    used, and orchestration cost per answered question (offline engine, SQLite checkpointer)."""
+    import asyncio
+
+    from tutorgraph.bench.assessment import LEARNER_STYLES, markdown, run_assessment_benchmark
+    from tutorgraph.bench.assessment import verdicts as assessment_verdicts
+
+    with console.status("running simulated assessments"):
+        result = asyncio.run(run_assessment_benchmark(learners=learners, seed=seed))
+    for style in LEARNER_STYLES:
+        console.print(f"{style} learners: {assessment_verdicts(result, style)}", highlight=False)
+    command = f"tutorgraph bench assessment --learners {learners} --seed {seed}"
+    write_section(out, "assessment", markdown(result, command))
+    console.print(f"wrote {out}")
+
+
 @bench_app.command("all")
 def run_all(out: OutOption = Path("BENCHMARKS.md")) -> None:
     """Every benchmark whose data is available."""
     retrieval(out=out)
+    if Path("../shared/benchmarks/assistments2009").is_dir():
+        kt(out=out)
+    for name, path in GRADING_DATA.items():
+        if path.is_file():
+            grading(dataset=GradingDataset(name), data=path, out=out)

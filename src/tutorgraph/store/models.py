@@ -278,3 +278,82 @@ class Project(Base):
     architecture_mermaid: Mapped[str] = mapped_column(Text, default="")
     demo_url: Mapped[str | None] = mapped_column(String(500))
     repo_url: Mapped[str | None] = mapped_column(String(500))
+
+
+class ConceptMastery(Base):
+    """A learner's mastery of one concept, tracked two ways side by side."""
+
+    __tablename__ = "concept_mastery"
+    __table_args__ = (UniqueConstraint("user_id", "concept"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    concept: Mapped[str] = mapped_column(String(200))
+    wma: Mapped[float] = mapped_column(Float)
+    bkt: Mapped[float] = mapped_column(Float)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class ConceptBKTParams(Base):
+    """Per-concept BKT parameters refitted from stored answers (`tutorgraph mastery fit`)."""
+
+    __tablename__ = "concept_bkt_params"
+
+    concept: Mapped[str] = mapped_column(String(200), primary_key=True)
+    p_init: Mapped[float] = mapped_column(Float)
+    p_learn: Mapped[float] = mapped_column(Float)
+    p_guess: Mapped[float] = mapped_column(Float)
+    p_slip: Mapped[float] = mapped_column(Float)
+    p_forget: Mapped[float] = mapped_column(Float, default=0.0)
+    observations: Mapped[int] = mapped_column(Integer, default=0)
+    fitted_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class InstructorAlert(Base):
+    """Raised when a learner's answer scores below the alert threshold."""
+
+    __tablename__ = "instructor_alerts"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    concept: Mapped[str] = mapped_column(String(200), default="")
+    score: Mapped[float] = mapped_column(Float)
+    question: Mapped[str] = mapped_column(Text, default="")
+    message: Mapped[str] = mapped_column(Text, default="")
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    read_at: Mapped[datetime | None] = mapped_column()
+
+
+class EvaluationEvent(Base):
+    """A stored EVALUATION_COMPLETED event: the answer history mastery refits learn from."""
+
+    __tablename__ = "evaluation_events"
+    __table_args__ = (Index("ix_evaluation_events_concept_user", "concept", "user_id", "id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    concept: Mapped[str] = mapped_column(String(200), default="")
+    score: Mapped[float] = mapped_column(Float)
+    decision: Mapped[str] = mapped_column(String(20))
+    payload: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class Assessment(Base):
+    """An adaptive skill assessment; its progress lives in the LangGraph thread `thread_id`.
+    Terminal assessments (`tutorgraph assess` without `--user`) have no owner."""
+
+    __tablename__ = "assessments"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_uuid)
+    user_id: Mapped[int | None] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), index=True
+    )
+    domain: Mapped[str] = mapped_column(String(100))
+    target_level: Mapped[str] = mapped_column(String(20))
+    status: Mapped[str] = mapped_column(String(20), default="in_progress")
+    thread_id: Mapped[str] = mapped_column(String(100), unique=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+    report: Mapped[dict[str, Any] | None] = mapped_column()

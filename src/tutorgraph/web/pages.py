@@ -16,13 +16,16 @@ from tutorgraph.web.templating import render
 
 router = APIRouter(include_in_schema=False)
 
-PLANNED = {
+ABOUT = {
+    "learn": "Learn: browse the courses and study a lesson.",
     "explore": "Explore: open-ended chat with the tutor across every course.",
     "assess": "Assess: an adaptive skill assessment that ends in a gap analysis and a plan.",
     "quiz": "Practice: graded questions with mastery tracking.",
     "interview": "Interview: a mock technical interview built from your resume.",
     "create": "Create: turn your material into a course with a quiz bank.",
 }
+# Sections of the navigation that later releases fill in; each gets an honest placeholder page.
+PLANNED = {"explore", "interview", "create"}
 
 
 def _safe_next(target: str | None) -> str:
@@ -38,7 +41,7 @@ def _safe_next(target: str | None) -> str:
 @router.get("/", response_class=HTMLResponse)
 def home(request: Request, user: OptionalUser) -> Response:
     request.state.user = user
-    return render(request, "home.html", {"sections": PLANNED})
+    return render(request, "home.html", {"sections": ABOUT})
 
 
 @router.get("/login", response_class=HTMLResponse)
@@ -112,4 +115,4 @@ def planned_section(section: str, request: Request, user: OptionalUser) -> Respo
             {"status": 404, "title": "Not found", "detail": "There is no such page."},
             status_code=404,
         )
-    return render(request, "planned.html", {"section": section, "about": PLANNED[section]})
+    return render(request, "planned.html", {"section": section, "about": ABOUT[section]})

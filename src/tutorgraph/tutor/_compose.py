@@ -1,0 +1,358 @@
+"""How the offline tutor writes a reply: only sentences and code taken from the retrieved course
+material, each group cited to its lesson and heading, shaped by the teaching mode, and ending in a
+check (an open question or a `<quiz>` card built from the lesson's quiz)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from tutorgraph.content.chunking import split_sections
+from tutorgraph.tutor._text import code_blocks, is_plain, sentences, shorten, stem_set
+from tutorgraph.tutor.blocks import QuizBlock, ResourceBlock, render_block
+from tutorgraph.tutor.context import Mode, QuizCard, TutorContext
+
+RELEVANCE = 0.5  # share of the question's content words a passage must contain
+UNKNOWN_SHARE = 0.5  # share of content words absent from every passage that means off-topic
+LESSON_BONUS = 1.25  # the current lesson's passages win close calls
+CLOSE_TO_BEST = 0.75  # a passage must cover nearly as much of the question as the best one
+GENERIC_HEADINGS = re.compile(
+    r"^(faq|frequently asked|definitions?|key takeaways|summary|overview|common misconceptions|"
+    r"canonical sources|reference)",
+    re.IGNORECASE,
+)
+_ANALOGY = re.compile(r"\b(think of|imagine|like a|analog|similar to|as if|picture)\b", re.I)
+_MATH_BLOCK = re.compile(r"\$\$.*?\$\$", re.DOTALL)
+
+
+class Passage(BaseModel):
+    """One `search_course` result."""
+
+    course: str = ""
+    lesson: str = ""
+    lesson_title: str = ""
+    source: str = "lesson"
+    heading_path: list[str] = Field(default_factory=list)
+    text: str = ""
+    score: float = 0.0
+
+
+@dataclass(frozen=True)
+class Style:
+    passages: int
+    sentences: int
+    opener: str
+    plain: bool = False
+
+
+STYLES: dict[Mode, Style] = {
+    "default": Style(2, 3, "Let's reason it through with the course material."),
+    "eli5": Style(1, 2, "Here's the simple version.", plain=True),
+    "analogy": Style(2, 2, "Let's find a picture for this."),
+    "code": Style(1, 2, "Let's look at it in code."),
+    "deep_dive": Style(4, 4, "Let's go deep. Here is exactly what the course material says."),
+}
+
+CHECKS: dict[Mode, tuple[str, ...]] = {
+    "default": (
+        "Before we go on: in your own words, why does “{focus}” matter? What would break "
+        "without it?",
+        "Try this: how would you explain “{focus}” to a classmate in two sentences?",
+    ),
+    "eli5": (
+        "Can you tell it back to me in one simple sentence, as if to a friend?",
+        "What part of “{focus}” still feels fuzzy? Tell me and we'll make it simpler.",
+    ),
+    "analogy": (
+        "What everyday thing does “{focus}” remind you of? Give me your analogy and we'll test "
+        "where it holds and where it breaks.",
+        "Where does that picture stop fitting “{focus}”? Find one place it breaks.",
+    ),
+    "code": (
+        "Before you run it: which line does the key step, and what would change if you removed it?",
+        "Predict one line of the output before running it, then check. Were you right?",
+    ),
+    "deep_dive": (
+        "Now push on it: what happens at the edge cases of “{focus}”, and can you derive the key "
+        "step yourself from the passages above?",
+        "Which assumption behind “{focus}” would you test first, and how?",
+    ),
+}
+
+
+def relevant(passages: list[Passage], question: str, *, prefer: str = "") -> list[Passage]:
+    """Passages that answer the question, best first (the `prefer`red lesson gets a head start).
+    None when half the question's content words appear nowhere in what was retrieved: the
+    question is about something the course does not cover."""
+    wanted = stem_set(question)
+    if not wanted or not passages:
+        return []
+    vocabularies = [_vocabulary(p) for p in passages]
+    unknown = wanted - set().union(*vocabularies)
+    if len(unknown) / len(wanted) >= UNKNOWN_SHARE:
+        return []
+    coverage = [len(wanted & v) / len(wanted) for v in vocabularies]
+    floor = max(RELEVANCE, CLOSE_TO_BEST * max(coverage))
+    kept = [p for p, c in zip(passages, coverage, strict=True) if c >= floor]
+    kept.sort(key=lambda p: p.score * (LESSON_BONUS if p.lesson == prefer else 1.0), reverse=True)
+    unique: dict[tuple[str, str], Passage] = {}
+    for passage in kept:
+        unique.setdefault((passage.lesson, passage.text[:200]), passage)
+    return list(unique.values())
+
+
+def _vocabulary(passage: Passage) -> set[str]:
+    return stem_set(f"{passage.lesson_title} {' '.join(passage.heading_path)} {passage.text}")
+
+
+def headings(passage: Passage) -> list[str]:
+    """The heading path without the document title, unless that is all there is."""
+    path = passage.heading_path
+    return path[1:] if len(path) > 1 else path
+
+
+def citation(passage: Passage) -> str:
+    where = " › ".join(headings(passage))
+    title = passage.lesson_title or passage.lesson
+    if passage.source == "reference_kb":
+        return (
+            f"_(Source: {title}, reference notes › {where})_" if where else f"_(Source: {title})_"
+        )
+    return f"_(Source: {title} › {where})_" if where else f"_(Source: {title})_"
+
+
+def focus_of(passages: list[Passage], context: TutorContext) -> str:
+    """What the check question is about: the most specific meaningful heading."""
+    for passage in passages:
+        for heading in reversed(headings(passage)):
+            if not GENERIC_HEADINGS.match(heading):
+                return heading.lower()
+    title = passages[0].lesson_title if passages else context.lesson_title
+    return title.lower() or "this idea"
+
+
+def pick_sentences(passage: Passage, question: str, count: int, *, plain: bool) -> list[str]:
+    wanted = stem_set(question)
+    candidates = sentences(passage.text)
+    if plain:
+        simple = [s for s in candidates if is_plain(s) and len(s.split()) <= 30]
+        candidates = simple or sorted(candidates, key=len)[:1]
+    ranked = sorted(
+        range(len(candidates)), key=lambda i: (-len(wanted & stem_set(candidates[i])), i)
+    )
+    chosen = sorted(ranked[:count])
+    return [candidates[i] for i in chosen]
+
+
+def answer(
+    context: TutorContext,
+    question: str,
+    passages: list[Passage],
+    *,
+    lesson_content: str,
+    history: list[str],
+) -> str:
+    """A grounded, cited, mode-shaped answer that ends in a check."""
+    mode = context.mode
+    style = STYLES[mode]
+    chosen = passages[: style.passages]
+    parts = [style.opener]
+    if chosen and chosen[0].lesson and chosen[0].lesson != context.lesson_slug:
+        parts.append(_elsewhere(chosen[0], context))
+    if mode == "analogy":
+        parts.extend(_analogy(chosen, passages, question))
+    elif mode == "code":
+        on_lesson = chosen[0].lesson == context.lesson_slug
+        parts.extend(
+            _code(
+                chosen,
+                question,
+                lesson_content=(lesson_content or context.lesson_content) if on_lesson else "",
+                lesson_title=context.lesson_title,
+            )
+        )
+    elif style.plain:
+        parts.extend(_plain(passages, question, style.sentences))
+    else:
+        for passage in chosen:
+            picked = pick_sentences(passage, question, style.sentences, plain=False)
+            if picked:
+                block = " ".join(picked)
+                if mode == "deep_dive" and (math := _MATH_BLOCK.search(passage.text)):
+                    block += "\n\n" + math.group(0)
+                parts.append(f"{block}\n{citation(passage)}")
+    parts.append(check(context, question, chosen, history))
+    return "\n\n".join(parts)
+
+
+def _plain(passages: list[Passage], question: str, count: int) -> list[str]:
+    """The simplest on-topic sentences of the best few passages, each group cited."""
+    wanted = stem_set(question)
+    on_topic = [
+        (rank, position, sentence)
+        for rank, passage in enumerate(passages)
+        for position, sentence in enumerate(sentences(passage.text))
+        if wanted & stem_set(sentence)
+    ]
+    plain = [
+        (-len(wanted & stem_set(s)), rank, position, s)
+        for rank, position, s in on_topic
+        if is_plain(s) and len(s.split()) <= 30
+    ]
+    # With nothing plain on topic, the least technical on-topic sentence.
+    best = (
+        sorted(plain)[:count]
+        or sorted((_technicality(s), rank, position, s) for rank, position, s in on_topic)[:1]
+    )
+    if not best:
+        return []
+    parts = []
+    for rank in sorted({item[1] for item in best}):
+        picked = [item[3] for item in sorted(best, key=lambda i: i[2]) if item[1] == rank]
+        parts.append(f"{' '.join(picked)}\n{citation(passages[rank])}")
+    return parts
+
+
+def _technicality(sentence: str) -> int:
+    return 10 * len(re.findall(r"[$\\`^_{}=]", sentence)) + len(sentence.split())
+
+
+def _elsewhere(passage: Passage, context: TutorContext) -> str:
+    if context.exploration_mode:
+        return (
+            f"This is covered in the lesson **{passage.lesson_title}** "
+            f"(open it at /learn/{passage.course}/{passage.lesson} to study it with its tutor)."
+        )
+    return f"This lesson doesn't cover it, but **{passage.lesson_title}** does:"
+
+
+def _analogy(chosen: list[Passage], passages: list[Passage], question: str) -> list[str]:
+    """The course's own picture for the idea when it has one; otherwise an invitation to build
+    one (the offline tutor does not invent analogies)."""
+    core = chosen[0]
+    for passage in passages:
+        pictures = [s for s in sentences(passage.text) if _ANALOGY.search(s)]
+        if pictures:
+            parts = [f"The course offers this picture: {pictures[0]}\n{citation(passage)}"]
+            rest = pick_sentences(core, question, 3, plain=False)
+            picked = " ".join(s for s in rest if s != pictures[0])
+            if picked:
+                parts.append(f"Now map it onto the real thing: {picked}\n{citation(core)}")
+            return parts
+    parts = ["The course material has no ready-made analogy for this, so let's build one together."]
+    picked = " ".join(pick_sentences(core, question, 2, plain=False))
+    if picked:
+        parts.append(f"Here's the idea we need a picture for: {picked}\n{citation(core)}")
+    return parts
+
+
+def _code(
+    chosen: list[Passage], question: str, *, lesson_content: str, lesson_title: str
+) -> list[str]:
+    """The lesson's code that best fits the question (the retrieved passages first, then the
+    whole current lesson), cited to its section; never code the course does not contain."""
+    wanted = stem_set(question) | {w for p in chosen for w in stem_set(" ".join(headings(p)))}
+    best: tuple[int, str, str, str, list[str]] | None = None
+    sources = [(p.text, p.lesson_title, p.heading_path) for p in chosen]
+    sources += [
+        ("\n\n".join(section.blocks), lesson_title, list(section.heading_path))
+        for section in split_sections(lesson_content)
+    ]
+    for text, title, path in sources:
+        for block in code_blocks(text):
+            for piece in _code_pieces(block.code):
+                score = len(wanted & stem_set(piece))
+                if best is None or score > best[0]:
+                    best = (score, block.language, piece, title, path)
+    core = chosen[0]
+    parts = []
+    if best is None:
+        parts.append("The course material has no code for this, and I won't invent any.")
+    else:
+        _, language, code, title, path = best
+        where = " › ".join(path[1:] if len(path) > 1 else path)
+        lines = code.splitlines()
+        shown = "\n".join(lines[:30]) + (
+            "\n# … (the rest is in the lesson)" if len(lines) > 30 else ""
+        )
+        source = f"{title or 'the lesson'} › {where}" if where else title or "the lesson"
+        parts.append(f"From {source}:\n\n```{language or 'python'}\n{shown}\n```")
+    picked = pick_sentences(core, question, 2, plain=False)
+    if picked:
+        parts.append(f"{' '.join(picked)}\n{citation(core)}")
+    return parts
+
+
+def _code_pieces(code: str) -> list[str]:
+    """A code block cut at blank lines: a function or a few statements each."""
+    pieces = [piece.strip("\n") for piece in re.split(r"\n\s*\n", code) if piece.strip()]
+    return pieces or [code]
+
+
+def check(context: TutorContext, question: str, chosen: list[Passage], history: list[str]) -> str:
+    """A `<quiz>` card when a fresh lesson quiz question fits, otherwise an open question."""
+    on_lesson = bool(chosen) and chosen[0].lesson == context.lesson_slug
+    focus_words = stem_set(question) | {w for p in chosen for w in stem_set(" ".join(headings(p)))}
+    card = pick_quiz(context, focus_words, history, force=False) if on_lesson else None
+    if card is not None:
+        return quiz_text(card)
+    templates = CHECKS[context.mode]
+    template = templates[len(history) % len(templates)]
+    return template.format(focus=focus_of(chosen, context))
+
+
+def pick_quiz(
+    context: TutorContext, focus: set[str], history: list[str], *, force: bool
+) -> QuizCard | None:
+    """The lesson quiz question closest to `focus` that this conversation has not shown yet."""
+    shown = "\n".join(history)
+    fresh = [card for card in context.quiz if card.id not in shown]
+    if not fresh:
+        return context.quiz[0] if force and context.quiz else None
+    scored = [
+        (len(focus & stem_set(f"{card.question} {' '.join(card.options)}")), -i, card)
+        for i, card in enumerate(fresh)
+    ]
+    score, _, card = max(scored, key=lambda item: item[:2])
+    if force or score >= 2:
+        return card
+    return None
+
+
+def quiz_text(card: QuizCard) -> str:
+    block = QuizBlock(
+        id=card.id,
+        question=card.question,
+        options=card.options,
+        correct_index=card.correct_index,
+        explanation=card.explanation,
+        concept=card.concept,
+    )
+    return f"Quick check: pick one, and tell me why.\n\n{render_block('quiz', block)}"
+
+
+def lesson_headings(context: TutorContext, limit: int = 3) -> list[str]:
+    found = re.findall(r"^##\s+(.+?)\s*$", context.lesson_content, flags=re.MULTILINE)
+    return [re.sub(r"[`*_]", "", h) for h in found[:limit]]
+
+
+def first_sentence(text: str) -> str:
+    found = sentences(text)
+    return found[0] if found else shorten(text, 200)
+
+
+def resources_text(resources: list[dict[str, Any]]) -> str:
+    cards = []
+    for item in resources[:3]:
+        block = ResourceBlock(
+            title=str(item.get("title", "")) or "Resource",
+            url=str(item.get("url", "")),
+            type=str(item.get("type", "article")),
+            description=str(item.get("description", "")),
+        )
+        if block.url:
+            cards.append(render_block("resource", block))
+    return "\n\n".join(cards)

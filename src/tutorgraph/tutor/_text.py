@@ -1,0 +1,92 @@
+"""Small text helpers for the tutor: content-word stems, sentences and code blocks of markdown."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+import Stemmer
+
+_STEMMER = Stemmer.Stemmer("english")
+_WORD = re.compile(r"[a-z0-9]+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z$`*(\"'])")
+_FENCE = re.compile(r"```[^\n]*\n.*?```", re.DOTALL)
+_DISPLAY_MATH = re.compile(r"\$\$.*?\$\$", re.DOTALL)
+
+_STOPWORDS = """
+    a about above after again all also am an and any are as at be because been before being
+    below between both but by can could did do does doing down during each few for from further
+    had has have having he her here hers him his how i if in into is it its itself just me more
+    most my no nor not of off on once only or other our out over own same she should so some such
+    than that the their them then there these they this those through to too under until up very
+    was we were what when where which while who whom why will with would you your yours explain
+    tell show give please want know understand mean means meaning work works does did thing
+    things lot really just like get got make makes made use used using ok okay hi hello hey thanks
+    thank let us let's something anything can't cannot don't doesn't
+"""
+STOPWORDS = frozenset(_STOPWORDS.split())
+
+
+@lru_cache(maxsize=65536)
+def _stem(word: str) -> str:
+    return str(_STEMMER.stemWord(word))
+
+
+def stems(text: str) -> list[str]:
+    """Stems of the content words of `text` (stopwords and one-letter tokens dropped)."""
+    return [_stem(w) for w in _WORD.findall(text.lower()) if w not in STOPWORDS and len(w) > 1]
+
+
+def stem_set(text: str) -> set[str]:
+    return set(stems(text))
+
+
+@dataclass(frozen=True)
+class CodeBlock:
+    language: str
+    code: str
+
+
+def code_blocks(markdown: str) -> list[CodeBlock]:
+    blocks = []
+    for match in _FENCE.finditer(markdown):
+        head, _, rest = match.group(0).partition("\n")
+        blocks.append(CodeBlock(head.strip("`").strip(), rest.rsplit("```", 1)[0].rstrip()))
+    return blocks
+
+
+def sentences(markdown: str) -> list[str]:
+    """Prose sentences of a markdown passage: no code, headings, tables, display maths or
+    overlap markers."""
+    text = _DISPLAY_MATH.sub(" ", _FENCE.sub(" ", markdown))
+    kept: list[str] = []
+    for paragraph in re.split(r"\n\s*\n", text):
+        lines = [
+            line.strip()
+            for line in paragraph.splitlines()
+            if line.strip() and not line.lstrip().startswith(("#", "|", "<", "```"))
+        ]
+        if not lines:
+            continue
+        prose = " ".join(re.sub(r"^([-*+]|\d+\.)\s+", "", line) for line in lines)
+        fragments = _SENTENCE_END.split(prose.strip())
+        if prose.startswith("… "):
+            fragments = fragments[1:]  # the overlap carried from the previous chunk
+        for sentence in fragments:
+            sentence = sentence.strip()
+            if sentence[:1].islower():
+                continue
+            lead_in = sentence.endswith(":")
+            if len(sentence.split()) >= 4 and not sentence.startswith("…") and not lead_in:
+                kept.append(sentence)
+    return kept
+
+
+def is_plain(sentence: str) -> bool:
+    """No maths, code or symbols: suitable for a plain-language explanation."""
+    return not re.search(r"[$\\`^_{}=×√]", sentence)
+
+
+def shorten(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0] + "…"

@@ -1,0 +1,272 @@
+"""The offline engine's tutor (agents `tutor` and `explore`). It works like a model that uses
+tools: the first round asks the agent loop for `search_course` (and, when it helps, other tools);
+the next round reads the tool results from the messages and answers Socratically from them, citing
+lesson and heading. It never says anything the course material does not contain, and it says so
+when a question is outside the material."""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import ValidationError
+
+from tutorgraph.errors import StructuredOutputError
+from tutorgraph.llm import (
+    Finish,
+    Message,
+    OfflineEngine,
+    StreamEvent,
+    TextDelta,
+    ToolCall,
+    ToolCallEvent,
+    ToolSpec,
+)
+from tutorgraph.tutor import _compose as compose
+from tutorgraph.tutor._text import stem_set
+from tutorgraph.tutor.context import TutorContext
+
+TUTOR_AGENT = "tutor"
+EXPLORE_AGENT = "explore"
+
+Intent = Literal["greeting", "quiz", "resources", "progress", "question"]
+
+_QUIZ = re.compile(r"\b(quiz|test me|check my understanding|question me|practice question)\b", re.I)
+_RESOURCES = re.compile(
+    r"\b(resources?|further reading|read more|reading list|videos?|links?|learn more|books?)\b",
+    re.I,
+)
+_PROGRESS = re.compile(
+    r"\b(my progress|how far|what have i (done|finished|completed|learned)|which lessons)\b", re.I
+)
+
+LEAD_SEARCH = "Let me look that up in the lesson and the rest of the course.\n\n"
+LEAD_SEARCH_EXPLORE = "Let me search the courses for that.\n\n"
+LEAD_RESOURCES = "Let me find curated resources for this.\n\n"
+LEAD_PROGRESS = "Let me check your progress.\n\n"
+
+
+def register_offline_tutor(engine: OfflineEngine) -> None:
+    """Let the offline engine answer the `tutor` and `explore` agents."""
+    engine.register_chat(TUTOR_AGENT, offline_tutor)
+    engine.register_chat(EXPLORE_AGENT, offline_tutor)
+
+
+@dataclass(frozen=True)
+class ToolRequest:
+    lead: str
+    calls: list[ToolCall]
+
+
+@dataclass
+class Turn:
+    """The conversation as the offline tutor reads it: the question, this turn's tool results,
+    and what it said in earlier turns."""
+
+    question: str
+    history: list[str] = field(default_factory=list)
+    results: list[tuple[ToolCall, dict[str, Any]]] = field(default_factory=list)
+
+    @classmethod
+    def read(cls, messages: Sequence[Message]) -> Turn:
+        last_user = max((i for i, m in enumerate(messages) if m.role == "user"), default=-1)
+        question = (messages[last_user].content or "") if last_user >= 0 else ""
+        history = [m.content or "" for m in messages[:last_user] if m.role == "assistant"]
+        calls = {
+            call.id: call
+            for m in messages[last_user + 1 :]
+            if m.role == "assistant"
+            for call in m.tool_calls
+        }
+        results = []
+        for m in messages[last_user + 1 :]:
+            if m.role != "tool":
+                continue
+            call = calls.get(m.tool_call_id or "") or ToolCall(id="", name=m.name or "")
+            results.append((call, _json_object(m.content or "")))
+        return cls(question.strip(), history, results)
+
+    def called(self, name: str) -> bool:
+        return any(call.name == name for call, _ in self.results)
+
+    def result(self, name: str) -> dict[str, Any] | None:
+        found = [result for call, result in self.results if call.name == name]
+        return found[-1] if found else None
+
+    def passages(self) -> list[compose.Passage]:
+        passages = []
+        for call, result in self.results:
+            if call.name != "search_course":
+                continue
+            for item in result.get("results", []):
+                try:
+                    passages.append(compose.Passage.model_validate(item))
+                except ValidationError:
+                    continue
+        return passages
+
+
+def intent_of(message: str) -> Intent:
+    if _QUIZ.search(message):
+        return "quiz"
+    if _PROGRESS.search(message):
+        return "progress"
+    if _RESOURCES.search(message):
+        return "resources"
+    if not stem_set(message):
+        return "greeting"
+    return "question"
+
+
+async def offline_tutor(
+    messages: Sequence[Message], tools: Sequence[ToolSpec], inputs: Any
+) -> AsyncIterator[StreamEvent]:
+    if not isinstance(inputs, TutorContext):
+        raise StructuredOutputError("the offline tutor needs the TutorContext as inputs")
+    step = next_step(inputs, Turn.read(messages), {tool.name for tool in tools})
+    if isinstance(step, ToolRequest):
+        yield TextDelta(delta=step.lead)
+        for call in step.calls:
+            yield ToolCallEvent(call=call)
+        yield Finish(reason="tool_calls")
+        return
+    for piece in _pieces(step):
+        yield TextDelta(delta=piece)
+    yield Finish(reason="stop")
+
+
+def next_step(context: TutorContext, turn: Turn, tools: set[str]) -> ToolRequest | str:
+    """Either the tools to call next, or the reply."""
+    intent = intent_of(turn.question)
+    if intent == "greeting":
+        return greeting(context)
+    if intent == "quiz" and context.quiz:
+        card = compose.pick_quiz(context, stem_set(turn.question), turn.history, force=True)
+        if card is not None:
+            return compose.quiz_text(card)
+    if intent == "resources" and "get_curated_resources" in tools:
+        found = turn.result("get_curated_resources")
+        if found is None:
+            args = {"concepts": context.concepts, "query": turn.question}
+            return ToolRequest(LEAD_RESOURCES, [_call("get_curated_resources", args)])
+        return resources(found)
+    if intent == "progress" and "get_user_progress" in tools:
+        found = turn.result("get_user_progress")
+        if found is None:
+            return ToolRequest(LEAD_PROGRESS, [_call("get_user_progress", {})])
+        return progress(context, found)
+    return _question_step(context, turn, tools)
+
+
+def _question_step(context: TutorContext, turn: Turn, tools: set[str]) -> ToolRequest | str:
+    lesson_mode = not context.exploration_mode and bool(context.lesson_slug)
+    if not turn.called("search_course"):
+        if "search_course" not in tools:
+            return "I can't search the course material right now, so I won't guess. Try again soon."
+        if not lesson_mode:
+            return ToolRequest(
+                LEAD_SEARCH_EXPLORE, [_call("search_course", {"query": turn.question})]
+            )
+        calls = [
+            _call("search_course", {"query": turn.question, "lesson_slug": context.lesson_slug}),
+            _call("search_course", {"query": turn.question}),
+        ]
+        if context.mode == "code" and "get_lesson_context" in tools:
+            calls.append(_call("get_lesson_context", {"lesson_slug": context.lesson_slug}))
+        return ToolRequest(LEAD_SEARCH, calls)
+    passages = compose.relevant(turn.passages(), turn.question, prefer=context.lesson_slug)
+    if not passages:
+        return redirect(context)
+    fetched = turn.result("get_lesson_context") or {}
+    return compose.answer(
+        context,
+        turn.question,
+        passages,
+        lesson_content=str(fetched.get("content", "")),
+        history=turn.history,
+    )
+
+
+def greeting(context: TutorContext) -> str:
+    if context.exploration_mode:
+        titles = ", ".join(f"**{c.title}**" for c in context.available_courses) or "no courses yet"
+        return (
+            "Hi! This is Explore: ask me anything the courses here cover, and I'll find the "
+            f"lesson that answers it. Courses: {titles}. What are you curious about?"
+        )
+    summary = compose.first_sentence(context.lesson_summary) if context.lesson_summary else ""
+    places = ", ".join(f"*{h}*" for h in compose.lesson_headings(context))
+    concept = (context.concepts[0] if context.concepts else context.lesson_title).replace("-", " ")
+    return (
+        f"Hi! We're studying **{context.lesson_title}**. {summary}\n\n"
+        f"Before I explain anything: what do you already know about {concept}?"
+        + (f" Or pick a place to start: {places}." if places else "")
+    )
+
+
+def redirect(context: TutorContext) -> str:
+    """The honest answer to a question the course material does not cover."""
+    if context.exploration_mode:
+        titles = "; ".join(
+            f"**{c.title}** ({', '.join(c.lessons[:4])})" for c in context.available_courses
+        )
+        return (
+            "I searched every course here and found nothing on that, and I only answer from the "
+            "course material, so I won't guess. What the courses do cover: "
+            f"{titles or 'nothing yet'}. Want to ask about one of those?"
+        )
+    places = ", ".join(f"*{h}*" for h in compose.lesson_headings(context))
+    start = f" We could start with {places}." if places else ""
+    return (
+        f"I couldn't find that in **{context.lesson_title}** or the rest of "
+        f"{context.course_title or 'this course'}, and I only answer from the course material, "
+        "so I won't guess. If it's another subject, Explore searches every course.\n\n"
+        f"Shall we get back to the lesson?{start}"
+    )
+
+
+def resources(found: dict[str, Any]) -> str:
+    cards = compose.resources_text(list(found.get("resources", [])))
+    if not cards:
+        return "I have no curated resources for this topic, and I won't make up links."
+    return (
+        "Here are curated resources for this lesson's concepts:\n\n"
+        f"{cards}\n\nWhich one fits how you like to learn: reading, docs or video?"
+    )
+
+
+def progress(context: TutorContext, found: dict[str, Any]) -> str:
+    done = [str(t) for t in found.get("completed_lessons", [])]
+    if not context.exploration_mode:
+        upcoming = [e.title for e in context.curriculum_index if not e.completed]
+        total = found.get("course_lesson_count", len(context.curriculum_index) + 1)
+        head = (
+            f"In {context.course_title} you've completed "
+            f"{found.get('course_completed_count', 0)} of {total} lessons."
+        )
+        tail = f" Next up after this one: **{upcoming[0]}**." if upcoming else ""
+        return f"{head}{tail}\n\nWhat would you like to be able to do by the end of this lesson?"
+    listed = ", ".join(done) if done else "none yet"
+    return f"You've completed {len(done)} lesson(s): {listed}. What would you like to explore next?"
+
+
+def _call(name: str, arguments: dict[str, Any]) -> ToolCall:
+    return ToolCall(id=f"call_{uuid.uuid4().hex[:20]}", name=name, arguments=json.dumps(arguments))
+
+
+def _json_object(text: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _pieces(text: str, words: int = 3) -> list[str]:
+    """The reply in small pieces, streamed like tokens."""
+    tokens = re.findall(r"\S+\s*|\s+", text)
+    return ["".join(tokens[i : i + words]) for i in range(0, len(tokens), words)]

@@ -1,0 +1,231 @@
+"""Chat persistence: lesson chats (TutorSession / ChatMessage) and explore chats
+(ExplorationSession / ExplorationMessage). A session belongs to one learner; to anyone else it
+does not exist."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal
+
+from sqlalchemy import func, select, update
+from sqlalchemy.orm import Session
+
+from tutorgraph.errors import InputError, NotFoundError
+from tutorgraph.llm import Message
+from tutorgraph.store.models import (
+    ChatMessage,
+    ExplorationMessage,
+    ExplorationSession,
+    Lesson,
+    TutorSession,
+    utcnow,
+)
+
+ChatRole = Literal["user", "assistant"]
+HISTORY_MESSAGES = 20
+TITLE_CHARS = 80
+
+
+@dataclass(frozen=True)
+class StoredMessage:
+    id: int
+    role: str
+    content: str
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class SessionSummary:
+    id: str
+    title: str
+    created_at: datetime
+    updated_at: datetime
+    message_count: int
+    lesson_id: int | None = None
+    lesson_title: str | None = None
+
+
+def _title(message: str) -> str:
+    line = " ".join(message.split())
+    return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1] + "…"
+
+
+# --- lesson chats --------------------------------------------------------------------------------
+
+
+def continued_tutor_session(
+    *, session: Session, user_id: int, lesson: Lesson, session_id: str
+) -> TutorSession:
+    """The learner's conversation about this lesson that a new message continues."""
+    chat = get_tutor_session(session=session, user_id=user_id, session_id=session_id)
+    if chat.lesson_id != lesson.id:
+        raise InputError("session_id: that conversation belongs to another lesson")
+    return chat
+
+
+def create_tutor_session(
+    *, session: Session, chat_id: str, user_id: int, lesson_id: int, first_message: str
+) -> None:
+    session.add(
+        TutorSession(id=chat_id, user_id=user_id, lesson_id=lesson_id, title=_title(first_message))
+    )
+    session.flush()
+
+
+def get_tutor_session(*, session: Session, user_id: int, session_id: str) -> TutorSession:
+    chat = session.get(TutorSession, session_id)
+    if chat is None or chat.user_id != user_id:
+        raise NotFoundError(f"no conversation {session_id}")
+    return chat
+
+
+def tutor_history(*, session: Session, chat: TutorSession) -> list[Message]:
+    rows = session.scalars(
+        select(ChatMessage)
+        .where(ChatMessage.session_id == chat.id)
+        .order_by(ChatMessage.id.desc())
+        .limit(HISTORY_MESSAGES)
+    ).all()
+    return [_as_message(row.role, row.content) for row in reversed(rows)]
+
+
+def add_tutor_message(
+    *, session: Session, chat_id: str, user_id: int, lesson_id: int, role: ChatRole, content: str
+) -> None:
+    """Store a message and touch the session (writes only: no read before the first write)."""
+    session.add(
+        ChatMessage(
+            user_id=user_id, lesson_id=lesson_id, session_id=chat_id, role=role, content=content
+        )
+    )
+    session.flush()
+    session.execute(
+        update(TutorSession).where(TutorSession.id == chat_id).values(updated_at=utcnow())
+    )
+
+
+def list_tutor_sessions(
+    *, session: Session, user_id: int, lesson_id: int | None = None
+) -> list[SessionSummary]:
+    counts = (
+        select(ChatMessage.session_id, func.count().label("n"))
+        .group_by(ChatMessage.session_id)
+        .subquery()
+    )
+    query = (
+        select(TutorSession, Lesson.title, func.coalesce(counts.c.n, 0))
+        .join(Lesson, Lesson.id == TutorSession.lesson_id)
+        .outerjoin(counts, counts.c.session_id == TutorSession.id)
+        .where(TutorSession.user_id == user_id)
+        .order_by(TutorSession.updated_at.desc())
+    )
+    if lesson_id is not None:
+        query = query.where(TutorSession.lesson_id == lesson_id)
+    return [
+        SessionSummary(
+            id=chat.id,
+            title=chat.title,
+            created_at=chat.created_at,
+            updated_at=chat.updated_at,
+            message_count=int(count),
+            lesson_id=chat.lesson_id,
+            lesson_title=title,
+        )
+        for chat, title, count in session.execute(query).all()
+    ]
+
+
+def tutor_messages(*, session: Session, chat: TutorSession) -> list[StoredMessage]:
+    rows = session.scalars(
+        select(ChatMessage).where(ChatMessage.session_id == chat.id).order_by(ChatMessage.id)
+    ).all()
+    return [StoredMessage(row.id, row.role, row.content, row.created_at) for row in rows]
+
+
+def delete_tutor_session(*, session: Session, user_id: int, session_id: str) -> None:
+    chat = get_tutor_session(session=session, user_id=user_id, session_id=session_id)
+    session.delete(chat)
+    session.flush()
+
+
+# --- explore chats -------------------------------------------------------------------------------
+
+
+def create_explore_session(
+    *, session: Session, chat_id: str, user_id: int, first_message: str
+) -> None:
+    session.add(ExplorationSession(id=chat_id, user_id=user_id, title=_title(first_message)))
+    session.flush()
+
+
+def get_explore_session(*, session: Session, user_id: int, session_id: str) -> ExplorationSession:
+    chat = session.get(ExplorationSession, session_id)
+    if chat is None or chat.user_id != user_id:
+        raise NotFoundError(f"no conversation {session_id}")
+    return chat
+
+
+def explore_history(*, session: Session, chat: ExplorationSession) -> list[Message]:
+    rows = session.scalars(
+        select(ExplorationMessage)
+        .where(ExplorationMessage.session_id == chat.id)
+        .order_by(ExplorationMessage.id.desc())
+        .limit(HISTORY_MESSAGES)
+    ).all()
+    return [_as_message(row.role, row.content) for row in reversed(rows)]
+
+
+def add_explore_message(
+    *, session: Session, chat_id: str, user_id: int, role: ChatRole, content: str
+) -> None:
+    session.add(ExplorationMessage(user_id=user_id, session_id=chat_id, role=role, content=content))
+    session.flush()
+    session.execute(
+        update(ExplorationSession)
+        .where(ExplorationSession.id == chat_id)
+        .values(updated_at=utcnow())
+    )
+
+
+def list_explore_sessions(*, session: Session, user_id: int) -> list[SessionSummary]:
+    counts = (
+        select(ExplorationMessage.session_id, func.count().label("n"))
+        .group_by(ExplorationMessage.session_id)
+        .subquery()
+    )
+    query = (
+        select(ExplorationSession, func.coalesce(counts.c.n, 0))
+        .outerjoin(counts, counts.c.session_id == ExplorationSession.id)
+        .where(ExplorationSession.user_id == user_id)
+        .order_by(ExplorationSession.updated_at.desc())
+    )
+    return [
+        SessionSummary(
+            id=chat.id,
+            title=chat.title,
+            created_at=chat.created_at,
+            updated_at=chat.updated_at,
+            message_count=int(count),
+        )
+        for chat, count in session.execute(query).all()
+    ]
+
+
+def explore_messages(*, session: Session, chat: ExplorationSession) -> list[StoredMessage]:
+    rows = session.scalars(
+        select(ExplorationMessage)
+        .where(ExplorationMessage.session_id == chat.id)
+        .order_by(ExplorationMessage.id)
+    ).all()
+    return [StoredMessage(row.id, row.role, row.content, row.created_at) for row in rows]
+
+
+def delete_explore_session(*, session: Session, user_id: int, session_id: str) -> None:
+    chat = get_explore_session(session=session, user_id=user_id, session_id=session_id)
+    session.delete(chat)
+    session.flush()
+
+
+def _as_message(role: str, content: str) -> Message:
+    return Message.assistant(content) if role == "assistant" else Message.user(content)
