@@ -69,3 +69,12 @@ def test_mark_complete_shows_on_the_course_page(seeded: TestClient) -> None:
 def test_unknown_course_and_lesson_are_404_pages(seeded: TestClient) -> None:
     assert seeded.get("/learn/nope", headers=HTML).status_code == 404
     assert seeded.get("/learn/demo/nope", headers=HTML).status_code == 404
+
+
+def test_a_404_page_still_knows_the_signed_in_user(seeded: TestClient) -> None:
+    headers = register_and_login(seeded)
+    seeded.cookies.set("tutorgraph_session", headers["Authorization"].split()[1])
+    response = seeded.get("/learn/demo/nope", headers=HTML)
+    assert response.status_code == 404
+    page = BeautifulSoup(response.text, "html.parser")
+    assert page.find(attrs={"data-testid": "current-user"}).get_text() == "Ada"  # type: ignore[union-attr]

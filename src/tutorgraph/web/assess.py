@@ -14,14 +14,14 @@ from tutorgraph.content.rendering import render_markdown
 from tutorgraph.errors import ConflictError
 from tutorgraph.knowledge import STARTING_BLOOM, TARGET_LEVELS, get_domain, shipped_domains
 from tutorgraph.web.knowledge_svg import layout
-from tutorgraph.web.templating import render
+from tutorgraph.web.templating import remember_user, render
 
 router = APIRouter(include_in_schema=False)
 
 
 @router.get("/assess", response_class=HTMLResponse)
 async def assess_home(request: Request, user: CurrentUser, assessments: AssessmentsDep) -> Response:
-    request.state.user = user
+    remember_user(request, user)
     domains = [(name, kb.domain.title, len(kb.topics)) for name, kb in shipped_domains().items()]
     levels = [(level, STARTING_BLOOM[level].value) for level in TARGET_LEVELS]
     mine = await assessments.list(user_id=user.id)
@@ -49,7 +49,7 @@ async def assess_question(
     assessment_id: str, request: Request, user: CurrentUser, assessments: AssessmentsDep
 ) -> Response:
     view = await assessments.get(assessment_id=assessment_id, user_id=user.id)
-    request.state.user = user  # after the lookup: an error page must not touch a closed session
+    remember_user(request, user)  # after the lookup: an error page must not touch a closed session
     if view.report is not None:
         return RedirectResponse(f"/assess/{view.id}/report", status_code=303)
     question = view.interrupt["question"] if view.interrupt else None
@@ -87,7 +87,7 @@ async def assess_report(
     assessment_id: str, request: Request, user: CurrentUser, assessments: AssessmentsDep
 ) -> Response:
     view = await assessments.get(assessment_id=assessment_id, user_id=user.id)
-    request.state.user = user
+    remember_user(request, user)
     if view.report is None:
         return RedirectResponse(f"/assess/{view.id}", status_code=303)
     kb = get_domain(view.domain)

@@ -10,7 +10,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from tutorgraph.api.deps import CurrentUser, OptionalUser, SessionDep
 from tutorgraph.content.rendering import render_markdown
 from tutorgraph.store import courses
-from tutorgraph.web.templating import render
+from tutorgraph.web.templating import remember_user, render
 
 router = APIRouter(include_in_schema=False)
 
@@ -19,7 +19,7 @@ SECTIONS = (("my", "My Courses"), ("shared", "Shared with Me"), ("platform", "Pl
 
 @router.get("/learn", response_class=HTMLResponse)
 def learn(request: Request, session: SessionDep, user: OptionalUser) -> Response:
-    request.state.user = user
+    remember_user(request, user)
     done = courses.completed_lesson_ids(session=session, user=user)
     grouped: dict[str, list[dict[str, object]]] = {key: [] for key, _ in SECTIONS}
     for visible in courses.visible_courses(session=session, user=user):
@@ -36,7 +36,7 @@ def learn(request: Request, session: SessionDep, user: OptionalUser) -> Response
 
 @router.get("/learn/{slug}", response_class=HTMLResponse)
 def course_page(slug: str, request: Request, session: SessionDep, user: OptionalUser) -> Response:
-    request.state.user = user
+    remember_user(request, user)
     course = courses.get_course(session=session, slug=slug, user=user)
     done = courses.completed_lesson_ids(session=session, user=user)
     lessons = courses.course_lessons(course)
@@ -56,7 +56,7 @@ def course_page(slug: str, request: Request, session: SessionDep, user: Optional
 def lesson_page(
     slug: str, lesson_slug: str, request: Request, session: SessionDep, user: OptionalUser
 ) -> Response:
-    request.state.user = user
+    remember_user(request, user)
     course = courses.get_course(session=session, slug=slug, user=user)
     lesson = courses.get_lesson_by_slug(session=session, course=course, slug=lesson_slug)
     ordered = courses.course_lessons(course)

@@ -12,7 +12,7 @@ from tutorgraph import auth
 from tutorgraph.api.deps import SESSION_COOKIE, OptionalUser, SessionDep, SettingsDep, client_key
 from tutorgraph.api.routes.auth import set_session_cookie
 from tutorgraph.errors import AuthenticationError, InputError, RateLimitedError
-from tutorgraph.web.templating import render
+from tutorgraph.web.templating import remember_user, render
 
 router = APIRouter(include_in_schema=False)
 
@@ -40,13 +40,13 @@ def _safe_next(target: str | None) -> str:
 
 @router.get("/", response_class=HTMLResponse)
 def home(request: Request, user: OptionalUser) -> Response:
-    request.state.user = user
+    remember_user(request, user)
     return render(request, "home.html", {"sections": ABOUT})
 
 
 @router.get("/login", response_class=HTMLResponse)
 def login_page(request: Request, user: OptionalUser, next: str | None = None) -> Response:
-    request.state.user = user
+    remember_user(request, user)
     return render(request, "login.html", {"next": _safe_next(next), "email": ""})
 
 
@@ -77,7 +77,7 @@ def login_submit(
 
 @router.get("/register", response_class=HTMLResponse)
 def register_page(request: Request, user: OptionalUser) -> Response:
-    request.state.user = user
+    remember_user(request, user)
     return render(request, "register.html", {"email": "", "name": ""})
 
 
@@ -107,7 +107,7 @@ def logout() -> Response:
 @router.get("/{section}", response_class=HTMLResponse)
 def planned_section(section: str, request: Request, user: OptionalUser) -> Response:
     """Sections of the navigation that later releases fill in."""
-    request.state.user = user
+    remember_user(request, user)
     if section not in PLANNED:
         return render(
             request,

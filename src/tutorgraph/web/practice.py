@@ -13,14 +13,14 @@ from tutorgraph.api.routes.practice import round_out, submit_answer
 from tutorgraph.errors import InputError
 from tutorgraph.grading.evaluator import Evaluator
 from tutorgraph.knowledge import shipped_domains
-from tutorgraph.web.templating import render
+from tutorgraph.web.templating import remember_user, render
 
 router = APIRouter(include_in_schema=False)
 
 
 @router.get("/quiz", response_class=HTMLResponse)
 def practice_home(request: Request, session: SessionDep, user: CurrentUser) -> Response:
-    request.state.user = user
+    remember_user(request, user)
     rounds = [
         round_out(practice.load_round(session=session, user_id=user.id, round_id=q.id))
         for q in practice.my_rounds(session=session, user_id=user.id)
@@ -48,7 +48,7 @@ def practice_start(
 def practice_round(
     round_id: str, request: Request, session: SessionDep, user: CurrentUser
 ) -> Response:
-    request.state.user = user
+    remember_user(request, user)
     progress = round_out(practice.load_round(session=session, user_id=user.id, round_id=round_id))
     kb = shipped_domains()[progress.domain]
     last = progress.answered[-1] if progress.answered else None

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from fastapi import Request
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
+
+from tutorgraph.store.models import User
 
 WEB_DIR = Path(__file__).parent
 STATIC_DIR = WEB_DIR / "static"
@@ -21,6 +24,23 @@ NAV = (
     ("Interview", "/interview"),
     ("Create", "/create"),
 )
+
+
+@dataclass(frozen=True)
+class UserView:
+    """What pages show of the signed-in user: a plain snapshot, safe after the session closed."""
+
+    id: int
+    name: str
+    email: str
+    role: str
+
+
+def remember_user(request: Request, user: User | None) -> None:
+    """Make the user available to every template rendered for this request (errors included)."""
+    request.state.user = (
+        UserView(id=user.id, name=user.name, email=user.email, role=user.role) if user else None
+    )
 
 
 def render(
