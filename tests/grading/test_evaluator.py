@@ -140,3 +140,17 @@ async def test_evaluate_updates_mastery_alerts_and_stores_the_event(database: Da
     with database.session() as session:
         assert session.scalar(select(func.count()).select_from(EvaluationEvent)) == 2
         assert session.scalar(select(func.count()).select_from(InstructorAlert)) == 1
+
+
+def test_bkt_mastery_never_sticks_at_certainty(database: Database) -> None:
+    from tutorgraph.grading import mastery
+
+    with database.session() as session:
+        user_id = users.create_user(
+            session=session, email="s@example.org", password="long enough", name="S"
+        ).id
+        for _ in range(30):
+            change = mastery.record_score(session=session, user_id=user_id, concept="c", score=1.0)
+        assert change.after.bkt < 1.0
+        wrong = mastery.record_score(session=session, user_id=user_id, concept="c", score=0.0)
+        assert wrong.after.bkt < wrong.before.bkt

@@ -12,6 +12,8 @@ from tutorgraph.grading.decision import EVAL_MASTERY_WEIGHT
 from tutorgraph.store.models import ConceptBKTParams, ConceptMastery, utcnow
 
 INITIAL_WMA = 0.0
+# Stored P(known) stays strictly inside (0, 1): at exactly 1.0 no wrong answer could lower it.
+BKT_FLOOR, BKT_CEILING = 1e-4, 1 - 1e-4
 
 
 def weighted_moving_average(current: float, score: float) -> float:
@@ -62,7 +64,7 @@ def record_score(*, session: Session, user_id: int, concept: str, score: float) 
     params = concept_params(session=session, concept=concept)
     after = MasterySnapshot(
         wma=round(weighted_moving_average(before.wma, score), 6),
-        bkt=round(update_with_score(before.bkt, score, params), 6),
+        bkt=min(BKT_CEILING, max(BKT_FLOOR, update_with_score(before.bkt, score, params))),
         attempts=before.attempts + 1,
     )
     row = _row(session, user_id, concept)

@@ -1,0 +1,1 @@
+"""Grading and mastery: the evaluator, the offline grader, decisions, BKT and alerts."""
