@@ -21,6 +21,7 @@ from tutorgraph.api.routes import (
     practice,
     search,
     tutor,
+    tutor_live,
 )
 from tutorgraph.content.retrieval import SearchIndexes
 from tutorgraph.engines import build_engine
@@ -29,7 +30,7 @@ from tutorgraph.llm import aclose_model
 from tutorgraph.settings import Settings, load_settings
 from tutorgraph.store.checkpoints import open_checkpointer
 from tutorgraph.store.db import Database
-from tutorgraph.web import assess, learn, pages
+from tutorgraph.web import assess, explore, learn, pages
 from tutorgraph.web import practice as practice_pages
 from tutorgraph.web.templating import STATIC_DIR
 
@@ -71,12 +72,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     api.include_router(grading.router)
     api.include_router(practice.router)
     api.include_router(tutor.router)
+    api.include_router(tutor_live.router)
     api.include_router(assessments.router)
     app.include_router(api)
     app.include_router(health.router)
     app.include_router(learn.router)
     app.include_router(practice_pages.router)
     app.include_router(assess.router)
+    app.include_router(explore.router)
     app.include_router(pages.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     install_exception_handlers(app)

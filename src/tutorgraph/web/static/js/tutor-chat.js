@@ -1,0 +1,566 @@
+/* tutorgraph tutor chat: streams POST /api/v1/tutor/chat (or /explore/chat) as SSE, renders a
+   small safe markdown subset and the tutor's structured blocks. No build step, no CDN. */
+(function () {
+  "use strict";
+  var root = document.getElementById("tutor-chat");
+  if (!root || root.dataset.loggedIn !== "true") return;
+
+  var kind = root.dataset.kind; // "tutor" | "explore"
+  var lessonId = root.dataset.lessonId ? Number(root.dataset.lessonId) : null;
+  var log = root.querySelector(".chat-log");
+  var form = root.querySelector(".chat-form");
+  var input = root.querySelector("#chat-input");
+  var sendBtn = root.querySelector(".send");
+  var stopBtn = root.querySelector(".stop");
+  var status = root.querySelector(".chat-status");
+  var historyList = root.querySelector(".history-list");
+  var api = "/api/v1/" + (kind === "tutor" ? "tutor" : "explore");
+  var sessionId = null;
+  var mode = "default";
+  var controller = null;
+  var BLOCKS = ["quiz", "resource", "image", "flow", "architecture"];
+
+  function el(tag, cls, text) {
+    var node = document.createElement(tag);
+    if (cls) node.className = cls;
+    if (text != null) node.textContent = text;
+    return node;
+  }
+
+  function escapeHtml(s) {
+    return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
+      .replace(/"/g, "&quot;").replace(/'/g, "&#39;");
+  }
+
+  function safeUrl(url) {
+    return /^(https?:\/\/|\/(?!\/)|#)/i.test(url) ? url : null;
+  }
+
+  // ---- minimal, safe markdown: HTML is escaped before any markup is added ----
+  function inline(text) {
+    var codes = [];
+    text = text.replace(/`([^`\n]+)`/g, function (_, c) {
+      codes.push("<code>" + c + "</code>");
+      return "\u0000" + (codes.length - 1) + "\u0000";
+    });
+    text = text.replace(/\$([^$\n]+?)\$/g, function (_, m) {
+      codes.push('<span class="math">' + m + "</span>");
+      return "\u0000" + (codes.length - 1) + "\u0000";
+    });
+    text = text.replace(/\*\*([^*]+)\*\*/g, "<strong>$1</strong>");
+    text = text.replace(/(^|[^*])\*([^*\n]+)\*/g, "$1<em>$2</em>");
+    text = text.replace(/\[([^\]]+)\]\(([^)\s]+)\)/g, function (all, label, url) {
+      var safe = safeUrl(url.replace(/&amp;/g, "&"));
+      return safe ? '<a href="' + escapeHtml(safe) + '" target="_blank" rel="noopener noreferrer">' + label + "</a>" : label;
+    });
+    return text.replace(/\u0000(\d+)\u0000/g, function (_, i) { return codes[Number(i)]; });
+  }
+
+  function markdown(src) {
+    var text = escapeHtml(src);
+    var out = [];
+    var lines = text.split("\n");
+    var i = 0;
+    var para = [];
+    function flush() {
+      if (para.length) out.push("<p>" + inline(para.join(" ")) + "</p>");
+      para = [];
+    }
+    while (i < lines.length) {
+      var line = lines[i];
+      var fence = line.match(/^```\s*([\w-]*)\s*$/);
+      if (fence) {
+        flush();
+        var body = [];
+        i++;
+        while (i < lines.length && !/^```\s*$/.test(lines[i])) { body.push(lines[i]); i++; }
+        i++;
+        if (fence[1] === "mermaid") out.push('<pre class="mermaid">' + body.join("\n") + "</pre>");
+        else out.push('<pre><code class="language-' + (fence[1] || "text") + '">' + body.join("\n") + "</code></pre>");
+        continue;
+      }
+      if (/^\$\$/.test(line.trim())) {
+        flush();
+        var math = [line.trim().replace(/^\$\$/, "")];
+        var closed = /\$\$$/.test(math[0]) && math[0].length > 0;
+        if (closed) math[0] = math[0].replace(/\$\$$/, "");
+        i++;
+        while (!closed && i < lines.length) {
+          var m = lines[i];
+          if (/\$\$\s*$/.test(m)) { math.push(m.replace(/\$\$\s*$/, "")); closed = true; } else math.push(m);
+          i++;
+        }
+        out.push('<div class="math">' + math.join("\n") + "</div>");
+        continue;
+      }
+      var heading = line.match(/^(#{1,4})\s+(.*)$/);
+      if (heading) {
+        flush();
+        var level = Math.min(heading[1].length + 2, 6);
+        out.push("<h" + level + ">" + inline(heading[2]) + "</h" + level + ">");
+        i++;
+        continue;
+      }
+      if (/^\s*([-*]|\d+[.)])\s+/.test(line)) {
+        flush();
+        var ordered = /^\s*\d+[.)]\s+/.test(line);
+        var items = [];
+        while (i < lines.length && /^\s*([-*]|\d+[.)])\s+/.test(lines[i])) {
+          items.push("<li>" + inline(lines[i].replace(/^\s*([-*]|\d+[.)])\s+/, "")) + "</li>");
+          i++;
+        }
+        out.push((ordered ? "<ol>" : "<ul>") + items.join("") + (ordered ? "</ol>" : "</ul>"));
+        continue;
+      }
+      if (/^&gt;\s?/.test(line)) {
+        flush();
+        out.push("<blockquote>" + inline(line.replace(/^&gt;\s?/, "")) + "</blockquote>");
+        i++;
+        continue;
+      }
+      if (!line.trim()) flush(); else para.push(line);
+      i++;
+    }
+    flush();
+    return out.join("\n");
+  }
+
+  // ---- structured blocks ----
+  function splitBlocks(text) {
+    var parts = [];
+    var re = /<(quiz|resource|image|flow|architecture)>([\s\S]*?)<\/\1>/g;
+    var last = 0;
+    var m;
+    while ((m = re.exec(text))) {
+      if (m.index > last) parts.push({ text: text.slice(last, m.index) });
+      parts.push({ tag: m[1], body: m[2] });
+      last = re.lastIndex;
+    }
+    var rest = text.slice(last);
+    // hide a block still being streamed
+    var open = rest.search(new RegExp("<(" + BLOCKS.join("|") + ")>"));
+    if (open >= 0) { parts.push({ text: rest.slice(0, open) }); parts.push({ pending: true }); }
+    else parts.push({ text: rest });
+    return parts;
+  }
+
+  function quizCard(q) {
+    var card = el("div", "block-card quiz-card");
+    card.setAttribute("role", "group");
+    card.setAttribute("aria-label", "Quiz question");
+    card.dataset.testid = "quiz-card";
+    card.setAttribute("data-testid", "quiz-card");
+    card.appendChild(el("p", "question", q.question));
+    var opts = el("div", "options");
+    var verdict = el("p", "verdict");
+    verdict.setAttribute("role", "status");
+    var buttons = (q.options || []).map(function (option, index) {
+      var b = el("button", null, String.fromCharCode(65 + index) + ". " + option);
+      b.type = "button";
+      b.addEventListener("click", function () { answer(index); });
+      opts.appendChild(b);
+      return b;
+    });
+    function answer(index) {
+      buttons.forEach(function (b) { b.disabled = true; });
+      var correct = index === q.correct_index;
+      buttons[q.correct_index] && buttons[q.correct_index].classList.add("correct");
+      if (!correct) buttons[index].classList.add("wrong");
+      verdict.className = "verdict " + (correct ? "ok" : "bad");
+      verdict.textContent = (correct ? "Correct! " : "Not quite. ") + (q.explanation || "");
+      if (kind === "tutor" && q.id && lessonId != null) {
+        fetch("/api/v1/tutor/quiz-answer", {
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          credentials: "same-origin",
+          body: JSON.stringify({ lesson_id: lessonId, quiz_id: q.id, selected_index: index })
+        }).then(function (r) { return r.ok ? r.json() : null; }).then(function (res) {
+          if (!res || !res.mastery) return;
+          var m = res.mastery;
+          var note = el("p", "mastery-note muted",
+            "Mastery of " + m.concept + ": " + Math.round(m.before * 100) + "% → " + Math.round(m.after * 100) + "%");
+          note.setAttribute("data-testid", "quiz-mastery");
+          card.appendChild(note);
+        }).catch(function () {});
+      }
+    }
+    card.appendChild(opts);
+    card.appendChild(verdict);
+    return card;
+  }
+
+  function resourceCard(r) {
+    var card = el("div", "block-card resource-card");
+    var url = safeUrl(r.url || "");
+    var title = url ? el("a", null, r.title) : el("strong", null, r.title);
+    if (url) { title.href = url; title.target = "_blank"; title.rel = "noopener noreferrer"; }
+    card.appendChild(title);
+    if (r.type) card.appendChild(el("span", "muted", " · " + r.type));
+    if (r.description) card.appendChild(el("p", null, r.description));
+    return card;
+  }
+
+  function imageCard(img) {
+    var card = el("figure", "block-card image-card");
+    var src = safeUrl(img.src || "") || (/^[\w./-]+$/.test(img.src || "") ? "/" + img.src.replace(/^\/+/, "") : null);
+    if (src) {
+      var button = el("button");
+      button.type = "button";
+      button.setAttribute("aria-label", "Enlarge image: " + (img.caption || "image"));
+      var image = el("img");
+      image.src = src;
+      image.alt = img.caption || "";
+      button.appendChild(image);
+      button.addEventListener("click", function () { openLightbox(src, img.caption || ""); });
+      card.appendChild(button);
+    }
+    if (img.caption) card.appendChild(el("figcaption", null, img.caption));
+    return card;
+  }
+
+  function flowCard(f) {
+    var card = el("div", "block-card flow-card");
+    card.setAttribute("role", "group");
+    card.setAttribute("aria-label", f.title || "Step-by-step");
+    if (f.title) card.appendChild(el("strong", null, f.title));
+    var list = el("ol");
+    var items = (f.steps || []).map(function (s) {
+      var li = el("li", null, s.label + (s.detail ? ": " + s.detail : ""));
+      list.appendChild(li);
+      return li;
+    });
+    var pos = 0;
+    var counter = el("span", "muted");
+    counter.setAttribute("aria-live", "polite");
+    var prev = el("button", "chip", "Previous");
+    var next = el("button", "chip", "Next");
+    prev.type = next.type = "button";
+    function show() {
+      items.forEach(function (li, i) {
+        li.className = i === pos ? "current" : i < pos ? "seen" : "";
+        if (i === pos) li.setAttribute("aria-current", "step"); else li.removeAttribute("aria-current");
+      });
+      counter.textContent = " Step " + (pos + 1) + " of " + items.length + " ";
+      prev.disabled = pos === 0;
+      next.disabled = pos >= items.length - 1;
+    }
+    prev.addEventListener("click", function () { if (pos > 0) { pos--; show(); } });
+    next.addEventListener("click", function () { if (pos < items.length - 1) { pos++; show(); } });
+    card.appendChild(list);
+    var nav = el("div");
+    nav.appendChild(prev); nav.appendChild(counter); nav.appendChild(next);
+    card.appendChild(nav);
+    show();
+    return card;
+  }
+
+  function archCard(a) {
+    var card = el("div", "block-card arch-card");
+    card.setAttribute("role", "group");
+    card.setAttribute("aria-label", a.title || "Architecture");
+    if (a.title) card.appendChild(el("strong", null, a.title));
+    function nodes(list) {
+      var ul = el("ul");
+      list.forEach(function (n) {
+        var li = el("li");
+        if (n.children && n.children.length) {
+          var d = el("details");
+          d.appendChild(el("summary", null, n.label + (n.detail ? ": " + n.detail : "")));
+          d.appendChild(nodes(n.children));
+          li.appendChild(d);
+        } else li.textContent = n.label + (n.detail ? ": " + n.detail : "");
+        ul.appendChild(li);
+      });
+      return ul;
+    }
+    card.appendChild(nodes(a.nodes || []));
+    if (a.edges && a.edges.length) {
+      var labels = {};
+      (function index(list) { list.forEach(function (n) { labels[n.id] = n.label; index(n.children || []); }); })(a.nodes || []);
+      var edges = el("ul", "edges");
+      a.edges.forEach(function (e) {
+        edges.appendChild(el("li", null, (labels[e.from] || e.from) + " → " + (labels[e.to] || e.to) + (e.label ? " (" + e.label + ")" : "")));
+      });
+      card.appendChild(edges);
+    }
+    return card;
+  }
+
+  var RENDERERS = { quiz: quizCard, resource: resourceCard, image: imageCard, flow: flowCard, architecture: archCard };
+
+  function renderInto(bubble, text, final) {
+    var keep = bubble._blocks || (bubble._blocks = {});
+    bubble.innerHTML = "";
+    var n = 0;
+    splitBlocks(text).forEach(function (part) {
+      if (part.pending) return;
+      if (part.text != null) {
+        if (part.text.trim()) {
+          var div = el("div", "md");
+          div.innerHTML = markdown(part.text);
+          bubble.appendChild(div);
+        }
+        return;
+      }
+      var key = part.tag + ":" + (n++);
+      if (!keep[key]) {
+        var data = null;
+        try { data = JSON.parse(part.body); } catch (e) { data = null; }
+        keep[key] = data ? RENDERERS[part.tag](data) : el("pre", null, part.body);
+      }
+      bubble.appendChild(keep[key]);
+    });
+    if (final && typeof window.tutorgraphRender === "function") {
+      try { window.tutorgraphRender(bubble); } catch (e) { /* rendering extras is best-effort */ }
+    }
+  }
+
+  // ---- lightbox ----
+  var lightbox = document.querySelector(".lightbox");
+  function openLightbox(src, caption) {
+    if (!lightbox) return;
+    lightbox.querySelector("img").src = src;
+    lightbox.querySelector("img").alt = caption;
+    lightbox.querySelector(".lightbox-caption").textContent = caption;
+    lightbox.hidden = false;
+    lightbox.querySelector(".lightbox-close").focus();
+  }
+  if (lightbox) {
+    lightbox.addEventListener("click", function (e) {
+      if (e.target === lightbox || e.target.classList.contains("lightbox-close")) lightbox.hidden = true;
+    });
+    document.addEventListener("keydown", function (e) { if (e.key === "Escape") lightbox.hidden = true; });
+  }
+
+  // ---- messages ----
+  function clearEmpty() {
+    var empty = log.querySelector(".chat-empty");
+    if (empty) empty.remove();
+    root.classList.remove("empty");
+  }
+
+  function addMessage(role, text) {
+    clearEmpty();
+    var msg = el("div", "msg " + role);
+    msg.setAttribute("data-testid", role + "-message");
+    var label = el("span", "visually-hidden", role === "user" ? "You said:" : "Tutor:");
+    msg.appendChild(label);
+    var chips = el("div", "tool-chips");
+    var bubble = el("div", "bubble");
+    if (role === "assistant") msg.appendChild(chips);
+    msg.appendChild(bubble);
+    log.appendChild(msg);
+    if (role === "user") bubble.textContent = text;
+    else if (text) renderInto(bubble, text, true);
+    return { msg: msg, bubble: bubble, chips: chips };
+  }
+
+  function toolChip(container, frame) {
+    var chip = el("details", "tool-chip");
+    chip.setAttribute("data-testid", "tool-call");
+    chip.appendChild(el("summary", null, "🔧 " + frame.name));
+    var args = el("pre", null, JSON.stringify(frame.arguments || {}, null, 2));
+    chip.appendChild(args);
+    container.appendChild(chip);
+    return chip;
+  }
+
+  function setBusy(busy) {
+    sendBtn.disabled = busy;
+    stopBtn.hidden = !busy;
+    status.textContent = busy ? "The tutor is replying" : "Reply complete";
+  }
+
+  async function send(text) {
+    if (controller) return;
+    addMessage("user", text);
+    var reply = addMessage("assistant", "");
+    log.scrollTop = log.scrollHeight; // auto-scroll only when the user sends
+    controller = new AbortController();
+    setBusy(true);
+    var body = { message: text, mode: mode };
+    if (sessionId) body.session_id = sessionId;
+    if (kind === "tutor") body.lesson_id = lessonId;
+    var acc = "";
+    var chipsByName = {};
+    try {
+      var res = await fetch(api + "/chat", {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Accept: "text/event-stream" },
+        credentials: "same-origin",
+        body: JSON.stringify(body),
+        signal: controller.signal
+      });
+      if (!res.ok || !res.body) {
+        var problem = "";
+        try { problem = (await res.json()).detail || ""; } catch (e) { problem = ""; }
+        throw new Error(problem || "The tutor could not answer (" + res.status + ").");
+      }
+      sessionId = res.headers.get("X-Session-Id") || sessionId;
+      var reader = res.body.getReader();
+      var decoder = new TextDecoder();
+      var buffer = "";
+      for (;;) {
+        var chunk = await reader.read();
+        if (chunk.done) break;
+        buffer += decoder.decode(chunk.value, { stream: true });
+        var cut;
+        while ((cut = buffer.indexOf("\n\n")) >= 0) {
+          var raw = buffer.slice(0, cut);
+          buffer = buffer.slice(cut + 2);
+          if (raw.indexOf("data: ") !== 0) continue;
+          var frame;
+          try { frame = JSON.parse(raw.slice(6)); } catch (e) { continue; }
+          if (frame.type === "text") {
+            acc += frame.delta;
+            renderInto(reply.bubble, acc, false);
+          } else if (frame.type === "tool_call") {
+            chipsByName[frame.name] = toolChip(reply.chips, frame);
+          } else if (frame.type === "tool_result") {
+            var chip = chipsByName[frame.name];
+            if (chip) {
+              var result = typeof frame.result === "string" ? frame.result : JSON.stringify(frame.result, null, 2);
+              var pre = el("pre", null, result.length > 4000 ? result.slice(0, 4000) + "…" : result);
+              chip.appendChild(pre);
+              chip.querySelector("summary").textContent = "🔧 " + frame.name + " ✓";
+            }
+          } else if (frame.type === "error") {
+            reply.msg.classList.add("error");
+            acc += "\n\n" + frame.message;
+            renderInto(reply.bubble, acc, false);
+          }
+        }
+      }
+    } catch (err) {
+      if (err && err.name === "AbortError") acc += "\n\n*(stopped)*";
+      else { reply.msg.classList.add("error"); acc += "\n\n" + (err && err.message ? err.message : "Connection lost."); }
+    } finally {
+      renderInto(reply.bubble, acc, true);
+      controller = null;
+      setBusy(false);
+      loadHistory();
+    }
+  }
+
+  // ---- history ----
+  function fmt(iso) {
+    try { return new Date(iso).toLocaleString(); } catch (e) { return iso; }
+  }
+
+  async function loadHistory() {
+    if (!historyList) return;
+    var url = api + "/sessions" + (kind === "tutor" && lessonId != null ? "?lesson_id=" + lessonId : "");
+    try {
+      var res = await fetch(url, { credentials: "same-origin" });
+      if (!res.ok) return;
+      var rows = await res.json();
+      historyList.innerHTML = "";
+      if (!rows.length) historyList.appendChild(el("li", "muted", "No conversations yet."));
+      rows.forEach(function (row) {
+        var li = el("li");
+        var open = el("button", "open", (row.title || "Conversation") + " · " + fmt(row.updated_at));
+        open.type = "button";
+        if (row.id === sessionId) open.setAttribute("aria-current", "true");
+        open.addEventListener("click", function () { openSession(row.id); });
+        var del = el("button", "delete", "✕");
+        del.type = "button";
+        del.setAttribute("aria-label", "Delete conversation " + (row.title || ""));
+        del.addEventListener("click", async function () {
+          await fetch(api + "/sessions/" + encodeURIComponent(row.id), { method: "DELETE", credentials: "same-origin" });
+          if (row.id === sessionId) newChat();
+          loadHistory();
+        });
+        li.appendChild(open);
+        li.appendChild(del);
+        historyList.appendChild(li);
+      });
+    } catch (e) { /* history is optional */ }
+  }
+
+  async function openSession(id) {
+    var res = await fetch(api + "/sessions/" + encodeURIComponent(id), { credentials: "same-origin" });
+    if (!res.ok) return;
+    var detail = await res.json();
+    sessionId = detail.id;
+    log.innerHTML = "";
+    detail.messages.forEach(function (m) {
+      addMessage(m.role === "user" ? "user" : "assistant", m.content);
+    });
+    var details = root.querySelector(".chat-history");
+    if (details) details.open = false;
+    status.textContent = "Opened conversation " + (detail.title || "");
+    loadHistory();
+  }
+
+  var emptyHtml = log.innerHTML;
+  function newChat() {
+    if (controller) controller.abort();
+    sessionId = null;
+    log.innerHTML = emptyHtml;
+    root.classList.add("empty");
+    bindSuggestions();
+    loadHistory();
+  }
+
+  function bindSuggestions() {
+    root.querySelectorAll(".suggestion").forEach(function (b) {
+      b.addEventListener("click", function () { send(b.textContent.trim()); });
+    });
+  }
+
+  // ---- wiring ----
+  root.classList.add("empty");
+  bindSuggestions();
+  form.addEventListener("submit", function (e) {
+    e.preventDefault();
+    var text = input.value.trim();
+    if (!text || controller) return;
+    input.value = "";
+    send(text);
+  });
+  input.addEventListener("keydown", function (e) {
+    if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); form.requestSubmit(); }
+  });
+  stopBtn.addEventListener("click", function () { if (controller) controller.abort(); });
+  root.querySelectorAll(".chip.mode").forEach(function (chip) {
+    chip.addEventListener("click", function () {
+      mode = chip.dataset.mode;
+      root.querySelectorAll(".chip.mode").forEach(function (c) {
+        c.setAttribute("aria-checked", c === chip ? "true" : "false");
+      });
+    });
+  });
+  var newBtn = root.querySelector(".new-chat");
+  if (newBtn) newBtn.addEventListener("click", newChat);
+  loadHistory();
+
+  // ---- resizable split (lesson | chat) ----
+  var handle = document.querySelector(".split-handle");
+  var layout = document.querySelector(".lesson-layout");
+  if (handle && layout) {
+    var setWidth = function (pct) {
+      pct = Math.max(20, Math.min(75, pct));
+      layout.style.setProperty("--lesson-width", pct + "%");
+      handle.setAttribute("aria-valuenow", String(Math.round(pct)));
+    };
+    handle.addEventListener("pointerdown", function (e) {
+      e.preventDefault();
+      handle.setPointerCapture(e.pointerId);
+      var move = function (ev) {
+        var box = layout.getBoundingClientRect();
+        setWidth(((ev.clientX - box.left) / box.width) * 100);
+      };
+      var up = function () {
+        handle.removeEventListener("pointermove", move);
+        handle.removeEventListener("pointerup", up);
+      };
+      handle.addEventListener("pointermove", move);
+      handle.addEventListener("pointerup", up);
+    });
+    handle.addEventListener("keydown", function (e) {
+      var now = Number(handle.getAttribute("aria-valuenow"));
+      if (e.key === "ArrowLeft") { setWidth(now - 5); e.preventDefault(); }
+      if (e.key === "ArrowRight") { setWidth(now + 5); e.preventDefault(); }
+    });
+  }
+})();

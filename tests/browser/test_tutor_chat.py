@@ -1,0 +1,82 @@
+"""The tutor chat in a real browser, against the seeded demo courses and the offline tutor."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.test_practice import register_and_login
+from tests.conftest import make_settings
+from tests.fakes.live_server import LiveServer
+from tutorgraph.api.app import create_app
+from tutorgraph.cli.seed import run_seed
+from tutorgraph.store import migrate
+
+pytestmark = pytest.mark.browser
+
+REPO_CONTENT = Path(__file__).resolve().parents[2] / "content"
+LESSON = "/learn/modern-machine-learning/self-attention"
+
+
+@pytest.fixture
+def seeded_server(tmp_path: Path) -> Iterator[LiveServer]:
+    settings = make_settings(tmp_path, content_dir=REPO_CONTENT)
+    migrate.upgrade(settings)
+    run_seed(settings)
+    with LiveServer(create_app(settings)) as server:
+        yield server
+
+
+def test_lesson_chat_streams_quizzes_and_remembers(page: Page, seeded_server: LiveServer) -> None:
+    register_and_login(page, seeded_server.url)
+    page.goto(seeded_server.url + LESSON)
+    expect(page.get_by_role("heading", name="Tutor")).to_be_visible()
+    expect(page.get_by_role("separator", name="Resize lesson and chat")).to_be_visible()
+    chat = page.get_by_role("log", name="Conversation")
+
+    page.get_by_role("radio", name="ELI5").click()
+    expect(page.get_by_role("radio", name="ELI5")).to_have_attribute("aria-checked", "true")
+    page.get_by_label("Your message").fill("Why do we divide by the square root of d_k?")
+    page.get_by_role("button", name="Send").click()
+    expect(chat.get_by_test_id("user-message")).to_have_count(1)
+    reply = chat.get_by_test_id("assistant-message").last
+    expect(reply.get_by_test_id("tool-call").first).to_be_visible()
+    expect(page.get_by_role("button", name="Send")).to_be_enabled()
+    expect(reply.locator(".bubble")).not_to_be_empty()
+    assert len(reply.locator(".bubble").inner_text()) > 40
+
+    page.get_by_label("Your message").fill("quiz me")
+    page.get_by_role("button", name="Send").click()
+    expect(chat.get_by_test_id("assistant-message")).to_have_count(2)
+    expect(page.get_by_role("button", name="Send")).to_be_enabled()
+    card = chat.get_by_test_id("assistant-message").last.get_by_test_id("quiz-card")
+    expect(card).to_be_visible()
+    card.get_by_role("button").first.click()
+    expect(card.get_by_role("status")).to_contain_text(re.compile("Correct!|Not quite"))
+    expect(card.get_by_test_id("quiz-mastery")).to_contain_text("Mastery of")
+    expect(card.locator("button.correct")).to_have_count(1)
+
+    page.reload()
+    expect(chat.get_by_test_id("user-message")).to_have_count(0)
+    page.get_by_text("History").click()
+    conversation = page.get_by_role("list", name="Past conversations").get_by_role("button").first
+    expect(conversation).to_contain_text("square root")
+    conversation.click()
+    expect(chat.get_by_test_id("user-message")).to_have_count(2)
+    expect(chat.get_by_test_id("user-message").first).to_contain_text("square root of d_k")
+
+
+def test_explore_empty_state_and_suggestion(page: Page, seeded_server: LiveServer) -> None:
+    register_and_login(page, seeded_server.url)
+    page.goto(seeded_server.url + "/explore")
+    expect(page.get_by_test_id("chat-empty")).to_be_visible()
+    page.get_by_role("group", name="Suggested prompts").get_by_role("button").first.click()
+    expect(page.get_by_test_id("chat-empty")).to_have_count(0)
+    log = page.get_by_role("log", name="Conversation")
+    expect(log.get_by_test_id("user-message")).to_have_count(1)
+    expect(page.get_by_role("button", name="Send")).to_be_enabled()
+    assert log.get_by_test_id("assistant-message").inner_text().strip()

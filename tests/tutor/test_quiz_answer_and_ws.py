@@ -1,0 +1,121 @@
+"""Inline quiz answers move mastery; the WebSocket runs coordinator turns."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import select
+from starlette.websockets import WebSocketDisconnect
+
+from tests.conftest import register_and_login
+from tests.tutor.conftest import chat, lesson_id
+from tutorgraph.settings import Settings
+from tutorgraph.store.db import Database
+from tutorgraph.store.models import Lesson
+from tutorgraph.tutor.blocks import QuizBlock, parse_blocks
+from tutorgraph.tutor.quiz_grading import lesson_quiz
+
+
+def _cards(settings: Settings) -> list[Any]:
+    db = Database(settings)
+    try:
+        with db.session() as session:
+            lesson = session.scalars(select(Lesson).where(Lesson.slug == "self-attention")).one()
+            return lesson_quiz(lesson)
+    finally:
+        db.dispose()
+
+
+def test_an_inline_quiz_answer_moves_mastery(client: TestClient, settings: Settings) -> None:
+    headers = register_and_login(client)
+    lesson = lesson_id(settings)
+    stream = chat(client, headers, "quiz me", lesson_id=lesson)
+    quiz = parse_blocks(stream.text, "quiz", QuizBlock)[0]
+
+    right = client.post(
+        "/api/v1/tutor/quiz-answer",
+        json={"lesson_id": lesson, "quiz_id": quiz.id, "selected_index": quiz.correct_index},
+        headers=headers,
+    )
+    assert right.status_code == 200, right.text
+    body = right.json()
+    assert body["correct"] is True and body["explanation"]
+    assert body["mastery"]["after"] > body["mastery"]["before"]
+
+    wrong_index = (quiz.correct_index + 1) % len(quiz.options)
+    wrong = client.post(
+        "/api/v1/tutor/quiz-answer",
+        json={"lesson_id": lesson, "quiz_id": quiz.id, "selected_index": wrong_index},
+        headers=headers,
+    ).json()
+    assert wrong["correct"] is False
+    assert wrong["mastery"]["before"] == body["mastery"]["after"]
+    assert wrong["mastery"]["after"] < wrong["mastery"]["before"]
+
+
+def test_quiz_answer_errors(client: TestClient, settings: Settings) -> None:
+    lesson = lesson_id(settings)
+    anonymous = client.post(
+        "/api/v1/tutor/quiz-answer", json={"lesson_id": lesson, "quiz_id": "x", "selected_index": 0}
+    )
+    assert anonymous.status_code == 401
+    headers = register_and_login(client)
+    missing = client.post(
+        "/api/v1/tutor/quiz-answer",
+        json={"lesson_id": lesson, "quiz_id": "nope", "selected_index": 0},
+        headers=headers,
+    )
+    assert missing.status_code == 404
+    card = _cards(settings)[0]
+    out_of_range = client.post(
+        "/api/v1/tutor/quiz-answer",
+        json={"lesson_id": lesson, "quiz_id": card.id, "selected_index": 19},
+        headers=headers,
+    )
+    assert out_of_range.status_code in (400, 422)
+
+
+def _until_done(ws: Any) -> list[dict[str, Any]]:
+    events = []
+    while True:
+        event = ws.receive_json()
+        events.append(event)
+        if event["type"] == "done":
+            return events
+
+
+def test_websocket_turns(client: TestClient, settings: Settings) -> None:
+    headers = register_and_login(client)
+    token = headers["Authorization"].removeprefix("Bearer ")
+    lesson = lesson_id(settings)
+    card = _cards(settings)[0]
+    with client.websocket_connect(f"/api/v1/tutor/ws/{lesson}?token={token}") as ws:
+        welcome = _until_done(ws)
+        assert welcome[0]["type"] == "assistant" and "Welcome" in welcome[0]["text"]
+
+        ws.send_json({"type": "message", "text": "Why do we divide by the square root of d_k?"})
+        explained = _until_done(ws)
+        kinds = [e["type"] for e in explained]
+        assert "tool_call" in kinds and "text" in kinds
+        assert explained[-1]["session_id"]
+
+        ws.send_json({"type": "message", "text": "quiz me"})
+        asked = _until_done(ws)
+        assert asked[0]["quiz"]["id"] == card.id
+
+        ws.send_json({"type": "quiz_answer", "answer": str(card.correct_index + 1)})
+        graded = _until_done(ws)
+        feedback = next(e for e in graded if e["type"] == "feedback")
+        assert feedback["correct"] is True and "mastery" in feedback["text"]
+
+        ws.send_json({"type": "nonsense"})
+        assert ws.receive_json()["type"] == "error"
+
+
+def test_websocket_needs_a_login(client: TestClient, settings: Settings) -> None:
+    url = f"/api/v1/tutor/ws/{lesson_id(settings)}"
+    with pytest.raises(WebSocketDisconnect) as closed, client.websocket_connect(url) as ws:
+        ws.receive_json()
+    assert closed.value.code == 4401
