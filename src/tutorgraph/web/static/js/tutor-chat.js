@@ -49,6 +49,7 @@
     });
     text = text.replace(/\*\*([^*]+)\*\*/g, "<strong>$1</strong>");
     text = text.replace(/(^|[^*])\*([^*\n]+)\*/g, "$1<em>$2</em>");
+    text = text.replace(/(^|[\s(])_([^_\n]+)_(?=[\s.,;:!?)]|$)/g, "$1<em>$2</em>");
     text = text.replace(/\[([^\]]+)\]\(([^)\s]+)\)/g, function (all, label, url) {
       var safe = safeUrl(url.replace(/&amp;/g, "&"));
       return safe ? '<a href="' + escapeHtml(safe) + '" target="_blank" rel="noopener noreferrer">' + label + "</a>" : label;
@@ -358,7 +359,7 @@
   function toolChip(container, frame) {
     var chip = el("details", "tool-chip");
     chip.setAttribute("data-testid", "tool-call");
-    chip.appendChild(el("summary", null, "🔧 " + frame.name));
+    chip.appendChild(el("summary", null, "Tool: " + frame.name));
     var args = el("pre", null, JSON.stringify(frame.arguments || {}, null, 2));
     chip.appendChild(args);
     container.appendChild(chip);
@@ -422,7 +423,7 @@
               var result = typeof frame.result === "string" ? frame.result : JSON.stringify(frame.result, null, 2);
               var pre = el("pre", null, result.length > 4000 ? result.slice(0, 4000) + "…" : result);
               chip.appendChild(pre);
-              chip.querySelector("summary").textContent = "🔧 " + frame.name + " ✓";
+              chip.querySelector("summary").textContent = "Tool: " + frame.name + " ✓";
             }
           } else if (frame.type === "error") {
             reply.msg.classList.add("error");
