@@ -10,7 +10,6 @@ import asyncio
 import itertools
 import json
 import re
-import socket
 import threading
 import time
 from collections import deque
@@ -18,11 +17,11 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-import uvicorn
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
 from pydantic import BaseModel
 
+from tutorgraph.bench.live_server import LiveServer
 from tutorgraph.llm.types import ToolCall
 
 _BROKEN_JSON = '{"id": "chatcmpl-broken", "choices": ['
@@ -113,18 +112,14 @@ class FakeOpenAIServer:
     def __init__(self) -> None:
         self._state = _State()
         self._closing = threading.Event()
-        self._socket: socket.socket | None = None
-        self._server: uvicorn.Server | None = None
-        self._thread: threading.Thread | None = None
+        self._live: LiveServer | None = None
         self._ids = itertools.count(1)
 
     # --- test API -------------------------------------------------------------------------------
 
     @property
     def base_url(self) -> str:
-        assert self._socket is not None, "server not started"
-        host, port = self._socket.getsockname()[:2]
-        return f"http://{host}:{port}/v1"
+        return f"http://127.0.0.1:{self.port}/v1"
 
     @property
     def requests(self) -> list[dict[str, Any]]:
@@ -180,41 +175,20 @@ class FakeOpenAIServer:
     # --- lifecycle ------------------------------------------------------------------------------
 
     def start(self) -> FakeOpenAIServer:
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(("127.0.0.1", 0))
-        self._socket = sock
-        config = uvicorn.Config(
-            self.app(),
-            loop="asyncio",
-            http="h11",
-            ws="none",
-            lifespan="off",
-            log_config=None,
-            log_level="warning",
-            access_log=False,
-            timeout_graceful_shutdown=2,
-        )
-        self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(
-            target=self._server.run, kwargs={"sockets": [sock]}, daemon=True
-        )
-        self._thread.start()
-        deadline = time.monotonic() + 10
-        while not self._server.started:
-            if not self._thread.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError("fake OpenAI server did not start")
-            time.sleep(0.005)
+        self._live = LiveServer(
+            self.app(), name="fake OpenAI server", ws="none", lifespan="off"
+        ).start()
         return self
+
+    @property
+    def port(self) -> int:
+        assert self._live is not None, "the fake OpenAI server is not running"
+        return self._live.port
 
     def stop(self) -> None:
         self._closing.set()
-        if self._server is not None:
-            self._server.should_exit = True
-        if self._thread is not None:
-            self._thread.join(timeout=10)
-        if self._socket is not None:
-            self._socket.close()
+        if self._live is not None:
+            self._live.stop()
 
     def __enter__(self) -> FakeOpenAIServer:
         return self.start()
