@@ -208,10 +208,13 @@ def assessment(
 
 @bench_app.command("all")
 def run_all(out: OutOption = Path("BENCHMARKS.md")) -> None:
-    """Every benchmark whose data is available."""
+    """Every benchmark whose data is available (pyBKT side by side when .bench-venv exists)."""
     retrieval(out=out)
-    if Path("../shared/benchmarks/assistments2009").is_dir():
-        kt(out=out)
     for name, path in GRADING_DATA.items():
         if path.is_file():
             grading(dataset=GradingDataset(name), data=path, out=out)
+    if Path("../shared/benchmarks/assistments2009").is_dir():
+        pybkt = Path(".bench-venv/bin/python")
+        kt(pybkt_python=pybkt if pybkt.exists() else None, out=out)
+    assessment(out=out)
+    tutor(out=out)
