@@ -101,6 +101,10 @@ def test_websocket_turns(client: TestClient, settings: Settings) -> None:
         assert "tool_call" in kinds and "text" in kinds
         assert explained[-1]["session_id"]
 
+        ws.send_json({"type": "message", "text": "Show me attention in code", "mode": "code"})
+        coded = "".join(e.get("delta", "") for e in _until_done(ws) if e["type"] == "text")
+        assert "```" in coded  # the code teaching mode reached the tutor
+
         ws.send_json({"type": "message", "text": "quiz me"})
         asked = _until_done(ws)
         assert asked[0]["quiz"]["id"] == card.id

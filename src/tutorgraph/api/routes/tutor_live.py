@@ -16,6 +16,7 @@ from tutorgraph.security import decode_access_token
 from tutorgraph.store import courses
 from tutorgraph.store.db import Database
 from tutorgraph.store.models import User
+from tutorgraph.tutor.context import MODES, Mode
 from tutorgraph.tutor.quiz_grading import QuizOutcome, find_card, grade_choice
 from tutorgraph.tutor.service import TurnRequest, TutorRuntime
 from tutorgraph.tutor.session_graph import build_session_graph, run_turn
@@ -72,7 +73,7 @@ def _check_lesson(database: Database, user: User, lesson_id: int) -> None:
 
 @router.websocket("/tutor/ws/{lesson_id}")
 async def tutor_ws(websocket: WebSocket, lesson_id: int) -> None:
-    """Events in: `{"type": "message", "text"}` and `{"type": "quiz_answer", "answer"}`.
+    """Events in: `{"type": "message", "text", "mode"?}` and `{"type": "quiz_answer", "answer"}`.
     Events out: the SSE event payloads of the explain step (text, tool_call, tool_result, error),
     `{"type": "assistant", "text", "quiz"?}` for coordinator replies, `{"type": "feedback",
     "correct", "text"}` after a graded answer, and `{"type": "done"}` ending each turn."""
@@ -90,13 +91,14 @@ async def tutor_ws(websocket: WebSocket, lesson_id: int) -> None:
     graph = build_session_graph(websocket.app.state.checkpointer)
     runtime = _runtime(websocket)
     chat_id: list[str | None] = [None]
+    mode: list[Mode] = ["default"]  # the last teaching mode a message asked for
 
     async def explain(question: str) -> str:
         turn = TurnRequest(
             kind="tutor",
             user_id=user.id,
             message=question,
-            mode="default",
+            mode=mode[0],
             session_id=chat_id[0],
             lesson_id=lesson_id,
         )
@@ -141,6 +143,8 @@ async def tutor_ws(websocket: WebSocket, lesson_id: int) -> None:
             event = await websocket.receive_json()
             kind = event.get("type") if isinstance(event, dict) else None
             if kind == "message" and isinstance(event.get("text"), str) and event["text"].strip():
+                if event.get("mode") in MODES:
+                    mode[0] = event["mode"]
                 await turn(event["text"])
             elif kind == "quiz_answer" and event.get("answer") is not None:
                 await turn(str(event["answer"]), "quiz_answer")
