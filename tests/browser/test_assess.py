@@ -3,25 +3,14 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.browser.accounts import register_and_log_in
 from tests.fakes.live_server import LiveServer
 
 pytestmark = pytest.mark.browser
 
 
-def _register_and_log_in(page: Page, base: str) -> None:
-    page.goto(base + "/register")
-    page.get_by_label("Name").fill("Alan Turing")
-    page.get_by_label("Email").fill("alan@example.org")
-    page.get_by_label("Password").fill("enigma machine")
-    page.get_by_role("button", name="Register").click()
-    page.get_by_label("Email").fill("alan@example.org")
-    page.get_by_label("Password").fill("enigma machine")
-    page.get_by_role("button", name="Log in").click()
-    expect(page.get_by_test_id("current-user")).to_have_text("Alan Turing")
-
-
 def test_a_short_assessment_from_start_to_report(page: Page, live_server: LiveServer) -> None:
-    _register_and_log_in(page, live_server.url)
+    register_and_log_in(page, live_server.url, name="Alan Turing", email="alan@example.org")
     page.get_by_role("navigation", name="Main").get_by_role("link", name="Assess").click()
     expect(page.get_by_role("heading", level=1)).to_have_text("Assess your skills")
     page.get_by_label("Domain").select_option("machine-learning")

@@ -3,26 +3,15 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.browser.accounts import register_and_log_in
 from tests.fakes.live_server import LiveServer
 from tutorgraph.knowledge import get_domain
 
 pytestmark = pytest.mark.browser
 
 
-def register_and_login(page: Page, base: str) -> None:
-    page.goto(base + "/register")
-    page.get_by_label("Name").fill("Lin")
-    page.get_by_label("Email").fill("lin@example.org")
-    page.get_by_label("Password").fill("long enough")
-    page.get_by_role("button", name="Register").click()
-    page.get_by_label("Email").fill("lin@example.org")
-    page.get_by_label("Password").fill("long enough")
-    page.get_by_role("button", name="Log in").click()
-    expect(page.get_by_test_id("current-user")).to_have_text("Lin")
-
-
 def test_one_full_practice_round(page: Page, live_server: LiveServer) -> None:
-    register_and_login(page, live_server.url)
+    register_and_log_in(page, live_server.url)
     page.get_by_role("navigation", name="Main").get_by_role("link", name="Practice").click()
     page.get_by_label("Topic").select_option("python/iterators-generators")
     page.get_by_role("button", name="Start practising").click()

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.test_practice import register_and_login
+from tests.browser.accounts import register_and_log_in
 from tests.conftest import make_settings
 from tests.fakes.live_server import LiveServer
 from tutorgraph.api.app import create_app
@@ -32,7 +32,7 @@ def seeded_server(tmp_path: Path) -> Iterator[LiveServer]:
 
 
 def test_lesson_chat_streams_quizzes_and_remembers(page: Page, seeded_server: LiveServer) -> None:
-    register_and_login(page, seeded_server.url)
+    register_and_log_in(page, seeded_server.url)
     page.goto(seeded_server.url + LESSON)
     expect(page.get_by_role("heading", name="Tutor")).to_be_visible()
     expect(page.get_by_role("separator", name="Resize lesson and chat")).to_be_visible()
@@ -71,7 +71,7 @@ def test_lesson_chat_streams_quizzes_and_remembers(page: Page, seeded_server: Li
 
 
 def test_explore_empty_state_and_suggestion(page: Page, seeded_server: LiveServer) -> None:
-    register_and_login(page, seeded_server.url)
+    register_and_log_in(page, seeded_server.url)
     page.goto(seeded_server.url + "/explore")
     expect(page.get_by_test_id("chat-empty")).to_be_visible()
     page.get_by_role("group", name="Suggested prompts").get_by_role("button").first.click()
