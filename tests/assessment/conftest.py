@@ -14,6 +14,7 @@ from pydantic import BaseModel
 from tutorgraph.assessment.agents import EVALUATION_AGENT, offline_evaluation
 from tutorgraph.assessment.schemas import EvaluationOutput, EvaluationRequest
 from tutorgraph.engines import offline_engine
+from tutorgraph.grading.types import RubricScores
 from tutorgraph.llm import Message, OfflineEngine
 from tutorgraph.settings import Settings
 from tutorgraph.store.checkpoints import open_checkpointer
@@ -35,7 +36,8 @@ class ScriptedEvaluations:
         assert isinstance(inputs, EvaluationRequest)
         self.seen.append(inputs)
         confidence = self.queue.popleft()
-        scored = inputs.verdict.model_copy(update={"score": confidence})
+        rubric = RubricScores(correctness=1.0, completeness=confidence, clarity=1.0)
+        scored = inputs.verdict.model_copy(update={"score": rubric.score, "rubric": rubric})
         output = offline_evaluation(inputs.model_copy(update={"verdict": scored}))
         return output.model_copy(update={"evidence": [f"scripted {confidence}", "second item"]})
 

@@ -23,6 +23,7 @@ from tutorgraph.assessment.schemas import (
 )
 from tutorgraph.engines import offline_engine
 from tutorgraph.grading.evaluator import Evaluator
+from tutorgraph.grading.types import RubricScores, Verdict
 from tutorgraph.knowledge import BloomLevel, get_domain
 from tutorgraph.llm import ScriptedEngine, aclose_model, build_model
 from tutorgraph.settings import LLMSettings
@@ -108,20 +109,58 @@ async def test_the_evaluator_grades_first_then_asks_for_level_and_evidence() -> 
     judge, evaluation = model.requests
     assert (judge.agent, evaluation.agent) == ("judge", agents.EVALUATION_AGENT)
     assert evaluation.inputs.verdict.score == pytest.approx(0.6)
-    assert "score 0.60" in (evaluation.messages[1].content or "")
+    prompt = evaluation.messages[1].content or ""
+    assert "score 0.60" in prompt and "demonstrated share 0.36" in prompt
 
 
 @pytest.mark.parametrize(
-    ("score", "level"), [(0.95, "analyze"), (0.7, "analyze"), (0.69, "apply"), (0.4, "apply"),
-                         (0.39, "remember")],
+    ("correctness", "completeness", "confidence", "level"),
+    [(1.0, 0.95, 0.95, "analyze"), (1.0, 0.7, 0.7, "analyze"), (0.92, 0.75, 0.69, "apply"),
+     (0.8, 0.5, 0.4, "apply"), (0.78, 0.5, 0.39, "remember"), (0.4, 1.0, 0.4, "apply")],
 )  # fmt: skip
-async def test_the_offline_evaluator_rule(score: float, level: str) -> None:
-    model = ScriptedEngine()
-    model.enqueue_chat(f"10.0 {score * 10}\n{{}}")
-    engine = offline_engine()
+async def test_the_offline_evaluator_rule(
+    correctness: float, completeness: float, confidence: float, level: str
+) -> None:
+    rubric = RubricScores(correctness=correctness, completeness=completeness, clarity=1.0)
+    verdict = Verdict(score=rubric.score, rubric=rubric, missing_key_points=["a", "b", "c"])
+    output = await offline_engine().structured(
+        EvaluationOutput, [], agent=agents.EVALUATION_AGENT, inputs=_evaluation_request(verdict)
+    )
+    assert (output.confidence, output.bloom_level) == (pytest.approx(confidence), level)
+    assert output.evidence[0].startswith(f"scored {rubric.score:.2f}")
+    assert output.evidence[1:] == ["missed: a", "missed: b"]
+
+
+async def test_a_correct_but_partial_answer_is_partial_understanding() -> None:
+    """The grading score credits what is said; the assessment wants what is known: the first two
+    sentences of a reference answer with four key points, all of it right, score 0.8 but show
+    half of what was asked."""
     topic = get_domain("python").topic("decorators-closures")
-    verdict, _ = await Evaluator(model).verdict(agents.grading_request(topic, GENERATED, "x y z"))
-    request = agents.EvaluationRequest(
+    bank_question = next(q for q in topic.questions if q.id == "decorators-closures-evaluate-1")
+    question = QuestionOutput(
+        text=bank_question.text,
+        question_type=bank_question.type,
+        bloom_level=bank_question.bloom_level,
+        reference_answer=bank_question.reference_answer,
+        key_points=list(bank_question.rubric),
+    )
+    evaluator = Evaluator(offline_engine())
+    half = ". ".join(bank_question.reference_answer.split(". ")[:2]) + "."
+    partial, _ = await evaluator.verdict(agents.grading_request(topic, question, half))
+    assert partial.rubric.completeness == 0.5 and partial.score > 0.8
+    output = await offline_engine().structured(
+        EvaluationOutput, [], agent=agents.EVALUATION_AGENT, inputs=_evaluation_request(partial)
+    )
+    assert 0.4 <= output.confidence < 0.5
+    assert output.bloom_level == "apply"  # one below the analyze level _evaluation_request asks
+    full, _ = await evaluator.verdict(
+        agents.grading_request(topic, question, bank_question.reference_answer)
+    )
+    assert agents.demonstrated_understanding(full) > 0.9
+
+
+def _evaluation_request(verdict: Verdict) -> agents.EvaluationRequest:
+    return agents.EvaluationRequest(
         question_text=GENERATED.text,
         question_type=GENERATED.question_type,
         bloom_level=GENERATED.bloom_level,
@@ -129,11 +168,6 @@ async def test_the_offline_evaluator_rule(score: float, level: str) -> None:
         answer="x y z",
         verdict=verdict,
     )
-    output = await engine.structured(
-        EvaluationOutput, [], agent=agents.EVALUATION_AGENT, inputs=request
-    )
-    assert (output.confidence, output.bloom_level) == (pytest.approx(score), level)
-    assert output.evidence[0].startswith(f"scored {score:.2f}")
 
 
 async def test_missing_model_recommendations_are_filled_offline() -> None:

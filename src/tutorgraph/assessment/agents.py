@@ -4,9 +4,13 @@ with the implementation registered by `register_offline_assessment`, which is al
 when a model call fails).
 
 Evaluator rule (offline, and what the LLM evaluator is asked to start from): confidence is the
-grading engine's score; the demonstrated Bloom level is the question's level when the score is
->= 0.7, one level lower when it is in [0.4, 0.7), and `remember` below 0.4; the evidence is the
-score, the key points covered and missed, and any misconception shown."""
+share of the expected understanding the answer demonstrated, `demonstrated_understanding`: the
+grading engine's correctness times its completeness (the share of the question's key points the
+answer covers). The grading score is not used as is: it also credits clarity and gives a correct
+but partial answer about 0.75, which would tell the router a half-known topic is mastered. The
+demonstrated Bloom level is the question's level when the confidence is >= 0.7, one level lower
+when it is in [0.4, 0.7), and `remember` below 0.4; the evidence is the score, the key points
+covered and missed, and any misconception shown."""
 
 from __future__ import annotations
 
@@ -32,7 +36,7 @@ from tutorgraph.assessment.state import EnrichedGapAnalysis, GapNode, KnowledgeG
 from tutorgraph.errors import StructuredOutputError
 from tutorgraph.grading.context import enrich_request
 from tutorgraph.grading.evaluator import Evaluator
-from tutorgraph.grading.types import GradingRequest, KnownMisconception
+from tutorgraph.grading.types import GradingRequest, KnownMisconception, Verdict
 from tutorgraph.knowledge import BloomLevel, KnowledgeBase, TargetLevel, Topic, get_domain
 from tutorgraph.llm import Message, Model, OfflineEngine
 
@@ -113,6 +117,9 @@ async def evaluate_response(
         reference=question.reference_answer,
         answer=answer,
         score=verdict.score,
+        correctness=verdict.rubric.correctness,
+        completeness=verdict.rubric.completeness,
+        demonstrated=demonstrated_understanding(verdict),
         covered="; ".join(verdict.covered_key_points) or "none",
         missing="; ".join(verdict.missing_key_points) or "none",
         misconceptions="; ".join(names.get(m, m) for m in verdict.misconceptions) or "none",
@@ -124,23 +131,32 @@ async def evaluate_response(
     return output.model_copy(update={"evidence": output.evidence[:MAX_EVIDENCE]})
 
 
+def demonstrated_understanding(verdict: Verdict) -> float:
+    """Correctness x completeness: what the answer got right, scaled by how much it covered."""
+    return round(verdict.rubric.correctness * verdict.rubric.completeness, 4)
+
+
 def offline_evaluation(request: EvaluationRequest) -> EvaluationOutput:
     """The module docstring's rule."""
     verdict, level = request.verdict, request.bloom_level
-    if verdict.score >= DEMONSTRATED_FULL:
+    confidence = demonstrated_understanding(verdict)
+    if confidence >= DEMONSTRATED_FULL:
         shown = level
-    elif verdict.score >= DEMONSTRATED_PARTIAL:
+    elif confidence >= DEMONSTRATED_PARTIAL:
         shown = list(BloomLevel)[max(level.rank - 1, 0)]
     else:
         shown = BloomLevel.REMEMBER
-    evidence = [f"scored {verdict.score:.2f} on a {level.value} {request.question_type} question"]
+    evidence = [
+        f"scored {verdict.score:.2f} on a {request.question_type} question at the {level.value} "
+        f"level; showed {confidence:.0%} of what it asked"
+    ]
     evidence += [f"explained: {point}" for point in verdict.covered_key_points[:2]]
     evidence += [f"missed: {point}" for point in verdict.missing_key_points[:2]]
     evidence += [
         f"misconception: {request.misconception_descriptions.get(m, m)}"
         for m in verdict.misconceptions[:1]
     ]
-    return EvaluationOutput(confidence=verdict.score, bloom_level=shown, evidence=evidence)
+    return EvaluationOutput(confidence=confidence, bloom_level=shown, evidence=evidence)
 
 
 async def enrich_gaps(

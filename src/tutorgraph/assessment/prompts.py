@@ -35,10 +35,11 @@ QUESTION_FRESH = "new question"
 EVALUATION_SYSTEM = (
     "You evaluate a candidate's answer in an adaptive technical assessment. A grading engine has "
     "already compared the answer with a reference answer; use its verdict. Report: confidence "
-    "(0.0-1.0, how well the candidate demonstrated understanding; keep the grading score unless "
-    "the answer clearly shows more or less than it credits), bloom_level (the Bloom level the "
-    "answer actually demonstrates, which may be lower than the question's), and evidence (2-4 "
-    "specific observations about this answer supporting the score)."
+    "(0.0-1.0, how well the candidate demonstrated understanding: start from the demonstrated "
+    "share, correctness x key-point coverage, and move it only when the answer clearly shows "
+    "more or less than that credits; a correct but partial answer is partial understanding), "
+    "bloom_level (the Bloom level the answer actually demonstrates, which may be lower than the "
+    "question's), and evidence (2-4 specific observations about this answer supporting the score)."
 )
 
 EVALUATION_USER = """Question ({question_type}, Bloom level {bloom_level}):
@@ -50,8 +51,10 @@ Reference answer:
 Candidate's answer:
 {answer}
 
-Grading engine: score {score:.2f}; covered key points: {covered}; missing key points: {missing};
-misconceptions shown: {misconceptions}.
+Grading engine: score {score:.2f}; correctness {correctness:.2f}; key-point coverage \
+{completeness:.2f}; demonstrated share {demonstrated:.2f}.
+Covered key points: {covered}; missing key points: {missing}; misconceptions shown: \
+{misconceptions}.
 
 Reply as JSON with: confidence, bloom_level, evidence (a list of strings)."""
 

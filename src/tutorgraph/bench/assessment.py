@@ -266,7 +266,10 @@ def markdown(result: AssessmentBenchmark, command: str) -> str:
         "offline engine on a SQLite checkpointer; `src/tutorgraph/bench/learners.py` defines "
         "them. Confidence MAE: |final confidence - true mastery| over the topics assessed. Gap "
         "detection: a reported gap against a true mastery below the level's target, over every "
-        "agenda topic (a topic never reached is reported as a gap, as the report shows it).",
+        "agenda topic (a topic never reached is reported as a gap, as the report shows it). "
+        "Each answer's confidence is the share of the question's understanding it demonstrated "
+        "(the grader's correctness x key-point coverage; `assessment/agents.py`); that rule was "
+        "chosen on another population (`--seed 11`), not on this one.",
     ]
     for style in LEARNER_STYLES:
         if not result.styled(style):
