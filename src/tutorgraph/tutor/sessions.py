@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal
+from typing import Literal, TypeVar
 
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
@@ -74,20 +74,11 @@ def create_tutor_session(
 
 
 def get_tutor_session(*, session: Session, user_id: int, session_id: str) -> TutorSession:
-    chat = session.get(TutorSession, session_id)
-    if chat is None or chat.user_id != user_id:
-        raise NotFoundError(f"no conversation {session_id}")
-    return chat
+    return _owned(session, TutorSession, user_id=user_id, session_id=session_id)
 
 
 def tutor_history(*, session: Session, chat: TutorSession) -> list[Message]:
-    rows = session.scalars(
-        select(ChatMessage)
-        .where(ChatMessage.session_id == chat.id)
-        .order_by(ChatMessage.id.desc())
-        .limit(HISTORY_MESSAGES)
-    ).all()
-    return [_as_message(row.role, row.content) for row in reversed(rows)]
+    return _recent(session, ChatMessage, chat.id)
 
 
 def add_tutor_message(
@@ -100,9 +91,7 @@ def add_tutor_message(
         )
     )
     session.flush()
-    session.execute(
-        update(TutorSession).where(TutorSession.id == chat_id).values(updated_at=utcnow())
-    )
+    _touch(session, TutorSession, chat_id)
 
 
 def list_tutor_sessions(
@@ -137,15 +126,11 @@ def list_tutor_sessions(
 
 
 def tutor_messages(*, session: Session, chat: TutorSession) -> list[StoredMessage]:
-    rows = session.scalars(
-        select(ChatMessage).where(ChatMessage.session_id == chat.id).order_by(ChatMessage.id)
-    ).all()
-    return [StoredMessage(row.id, row.role, row.content, row.created_at) for row in rows]
+    return _all_messages(session, ChatMessage, chat.id)
 
 
 def delete_tutor_session(*, session: Session, user_id: int, session_id: str) -> None:
-    chat = get_tutor_session(session=session, user_id=user_id, session_id=session_id)
-    session.delete(chat)
+    session.delete(get_tutor_session(session=session, user_id=user_id, session_id=session_id))
     session.flush()
 
 
@@ -160,20 +145,11 @@ def create_explore_session(
 
 
 def get_explore_session(*, session: Session, user_id: int, session_id: str) -> ExplorationSession:
-    chat = session.get(ExplorationSession, session_id)
-    if chat is None or chat.user_id != user_id:
-        raise NotFoundError(f"no conversation {session_id}")
-    return chat
+    return _owned(session, ExplorationSession, user_id=user_id, session_id=session_id)
 
 
 def explore_history(*, session: Session, chat: ExplorationSession) -> list[Message]:
-    rows = session.scalars(
-        select(ExplorationMessage)
-        .where(ExplorationMessage.session_id == chat.id)
-        .order_by(ExplorationMessage.id.desc())
-        .limit(HISTORY_MESSAGES)
-    ).all()
-    return [_as_message(row.role, row.content) for row in reversed(rows)]
+    return _recent(session, ExplorationMessage, chat.id)
 
 
 def add_explore_message(
@@ -181,11 +157,7 @@ def add_explore_message(
 ) -> None:
     session.add(ExplorationMessage(user_id=user_id, session_id=chat_id, role=role, content=content))
     session.flush()
-    session.execute(
-        update(ExplorationSession)
-        .where(ExplorationSession.id == chat_id)
-        .values(updated_at=utcnow())
-    )
+    _touch(session, ExplorationSession, chat_id)
 
 
 def list_explore_sessions(*, session: Session, user_id: int) -> list[SessionSummary]:
@@ -213,19 +185,47 @@ def list_explore_sessions(*, session: Session, user_id: int) -> list[SessionSumm
 
 
 def explore_messages(*, session: Session, chat: ExplorationSession) -> list[StoredMessage]:
-    rows = session.scalars(
-        select(ExplorationMessage)
-        .where(ExplorationMessage.session_id == chat.id)
-        .order_by(ExplorationMessage.id)
-    ).all()
-    return [StoredMessage(row.id, row.role, row.content, row.created_at) for row in rows]
+    return _all_messages(session, ExplorationMessage, chat.id)
 
 
 def delete_explore_session(*, session: Session, user_id: int, session_id: str) -> None:
-    chat = get_explore_session(session=session, user_id=user_id, session_id=session_id)
-    session.delete(chat)
+    session.delete(get_explore_session(session=session, user_id=user_id, session_id=session_id))
     session.flush()
 
 
-def _as_message(role: str, content: str) -> Message:
-    return Message.assistant(content) if role == "assistant" else Message.user(content)
+# --- shared by both kinds ------------------------------------------------------------------------
+
+ChatT = TypeVar("ChatT", TutorSession, ExplorationSession)
+MessageT = TypeVar("MessageT", ChatMessage, ExplorationMessage)
+
+
+def _owned(session: Session, kind: type[ChatT], *, user_id: int, session_id: str) -> ChatT:
+    chat = session.get(kind, session_id)
+    if chat is None or chat.user_id != user_id:
+        raise NotFoundError(f"no conversation {session_id}")
+    return chat
+
+
+def _recent(session: Session, rows: type[MessageT], chat_id: str) -> list[Message]:
+    """The last HISTORY_MESSAGES messages of a conversation, oldest first, as model messages."""
+    found = session.scalars(
+        select(rows)
+        .where(rows.session_id == chat_id)
+        .order_by(rows.id.desc())
+        .limit(HISTORY_MESSAGES)
+    ).all()
+    return [
+        Message.assistant(row.content) if row.role == "assistant" else Message.user(row.content)
+        for row in reversed(found)
+    ]
+
+
+def _all_messages(session: Session, rows: type[MessageT], chat_id: str) -> list[StoredMessage]:
+    found = session.scalars(select(rows).where(rows.session_id == chat_id).order_by(rows.id)).all()
+    return [StoredMessage(row.id, row.role, row.content, row.created_at) for row in found]
+
+
+def _touch(
+    session: Session, kind: type[TutorSession] | type[ExplorationSession], chat_id: str
+) -> None:
+    session.execute(update(kind).where(kind.id == chat_id).values(updated_at=utcnow()))
