@@ -68,6 +68,11 @@ def test_lesson_chat_streams_quizzes_and_remembers(page: Page, seeded_server: Li
     conversation.click()
     expect(chat.get_by_test_id("user-message")).to_have_count(2)
     expect(chat.get_by_test_id("user-message").first).to_contain_text("square root of d_k")
+    reopened = chat.get_by_test_id("assistant-message").last.get_by_test_id("quiz-card")
+    expect(reopened.get_by_role("status")).to_contain_text("You answered this earlier")
+    expect(reopened.locator("button.correct")).to_have_count(1)
+    for option in reopened.get_by_role("button").all():
+        expect(option).to_be_disabled()  # the first answer counted; no second try at mastery
 
 
 def test_explore_empty_state_and_suggestion(page: Page, seeded_server: LiveServer) -> None:

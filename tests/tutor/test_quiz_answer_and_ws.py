@@ -28,53 +28,81 @@ def _cards(settings: Settings) -> list[Any]:
         db.dispose()
 
 
-def test_an_inline_quiz_answer_moves_mastery(client: TestClient, settings: Settings) -> None:
+def _answer(
+    client: TestClient, headers: dict[str, str], lesson: int, session_id: str, quiz: Any, index: int
+) -> Any:
+    return client.post(
+        "/api/v1/tutor/quiz-answer",
+        json={
+            "lesson_id": lesson,
+            "session_id": session_id,
+            "quiz_id": quiz.id,
+            "selected_index": index,
+        },
+        headers=headers,
+    )
+
+
+def test_an_inline_quiz_answer_moves_mastery_once_per_conversation(
+    client: TestClient, settings: Settings
+) -> None:
     headers = register_and_login(client)
     lesson = lesson_id(settings)
     stream = chat(client, headers, "quiz me", lesson_id=lesson)
+    first_chat = stream.headers["x-session-id"]
     quiz = parse_blocks(stream.text, "quiz", QuizBlock)[0]
+    wrong_index = (quiz.correct_index + 1) % len(quiz.options)
 
-    right = client.post(
-        "/api/v1/tutor/quiz-answer",
-        json={"lesson_id": lesson, "quiz_id": quiz.id, "selected_index": quiz.correct_index},
-        headers=headers,
-    )
+    right = _answer(client, headers, lesson, first_chat, quiz, quiz.correct_index)
     assert right.status_code == 200, right.text
     body = right.json()
-    assert body["correct"] is True and body["explanation"]
+    assert body["correct"] is True and body["recorded"] is True and body["explanation"]
     assert body["mastery"]["after"] > body["mastery"]["before"]
 
-    wrong_index = (quiz.correct_index + 1) % len(quiz.options)
-    wrong = client.post(
-        "/api/v1/tutor/quiz-answer",
-        json={"lesson_id": lesson, "quiz_id": quiz.id, "selected_index": wrong_index},
-        headers=headers,
-    ).json()
-    assert wrong["correct"] is False
+    again = _answer(client, headers, lesson, first_chat, quiz, wrong_index).json()
+    assert again["recorded"] is False  # the card showed the answer: a second try is no evidence
+    assert again["correct"] is True and again["selected_index"] == quiz.correct_index
+    assert again["mastery"]["before"] == again["mastery"]["after"] == body["mastery"]["after"]
+    reopened = client.get(f"/api/v1/tutor/sessions/{first_chat}", headers=headers).json()
+    assert reopened["quiz_answers"] == {quiz.id: quiz.correct_index}
+
+    later = chat(client, headers, "quiz me", lesson_id=lesson)
+    second_chat = later.headers["x-session-id"]
+    assert second_chat != first_chat
+    wrong = _answer(client, headers, lesson, second_chat, quiz, wrong_index).json()
+    assert wrong["recorded"] is True and wrong["correct"] is False
     assert wrong["mastery"]["before"] == body["mastery"]["after"]
     assert wrong["mastery"]["after"] < wrong["mastery"]["before"]
 
 
 def test_quiz_answer_errors(client: TestClient, settings: Settings) -> None:
     lesson = lesson_id(settings)
-    anonymous = client.post(
-        "/api/v1/tutor/quiz-answer", json={"lesson_id": lesson, "quiz_id": "x", "selected_index": 0}
-    )
+    card = _cards(settings)[0]
+    anonymous = _answer(client, {}, lesson, "x", card, 0)
     assert anonymous.status_code == 401
     headers = register_and_login(client)
+    own_chat = chat(client, headers, "hello", lesson_id=lesson).headers["x-session-id"]
+    no_session = client.post(
+        "/api/v1/tutor/quiz-answer",
+        json={"lesson_id": lesson, "quiz_id": card.id, "selected_index": 0},
+        headers=headers,
+    )
+    assert no_session.status_code == 422
     missing = client.post(
         "/api/v1/tutor/quiz-answer",
-        json={"lesson_id": lesson, "quiz_id": "nope", "selected_index": 0},
+        json={"lesson_id": lesson, "session_id": own_chat, "quiz_id": "nope", "selected_index": 0},
         headers=headers,
     )
     assert missing.status_code == 404
-    card = _cards(settings)[0]
-    out_of_range = client.post(
-        "/api/v1/tutor/quiz-answer",
-        json={"lesson_id": lesson, "quiz_id": card.id, "selected_index": 19},
-        headers=headers,
-    )
+    out_of_range = _answer(client, headers, lesson, own_chat, card, 19)
     assert out_of_range.status_code in (400, 422)
+    other_lesson = lesson_id(settings, "transformer-architecture")
+    elsewhere = _answer(client, headers, other_lesson, own_chat, card, 0)
+    assert elsewhere.status_code in (400, 404, 422)
+
+    intruder = register_and_login(client, email="eve@example.org")
+    stolen = _answer(client, intruder, lesson, own_chat, card, card.correct_index)
+    assert stolen.status_code == 404  # someone else's conversation does not exist for you
 
 
 def _until_done(ws: Any) -> list[dict[str, Any]]:

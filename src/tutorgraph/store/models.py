@@ -187,6 +187,22 @@ class ChatMessage(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
+class TutorQuizAnswer(Base):
+    """A learner's answer to an inline quiz card in one lesson conversation: the first answer
+    to a card in a conversation is the one that counts (it alone moved mastery)."""
+
+    __tablename__ = "tutor_quiz_answers"
+    __table_args__ = (UniqueConstraint("session_id", "quiz_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    session_id: Mapped[str] = mapped_column(ForeignKey("tutor_sessions.id", ondelete="CASCADE"))
+    quiz_id: Mapped[str] = mapped_column(String(200))
+    selected_index: Mapped[int]
+    correct: Mapped[bool] = mapped_column(Boolean)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
 class ExplorationSession(Base):
     __tablename__ = "exploration_sessions"
 

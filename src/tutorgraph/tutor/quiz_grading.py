@@ -4,18 +4,24 @@ Multiple choice is graded exactly: the answer is correct iff the chosen index is
 `correct_index`. The score (1.0 or 0.0) is recorded through the grading engine's mastery update
 (`grading.mastery.record_score`, the same WMA + BKT update the Evaluator applies) for the card's
 concept, falling back to the lesson's first concept and then the lesson slug. No model call is
-needed for an exact check, so this is fast and deterministic."""
+needed for an exact check, so this is fast and deterministic.
+
+A card counts once per conversation: the first answer to it is stored (`TutorQuizAnswer`) and
+moves mastery; answering it again in that conversation (after the card has shown the right
+option) returns the stored outcome, `recorded` false, and leaves mastery as it is."""
 
 from __future__ import annotations
 
 import re
 
 from pydantic import BaseModel
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from tutorgraph.errors import InputError, NotFoundError
 from tutorgraph.grading import mastery
-from tutorgraph.store.models import Lesson
+from tutorgraph.store.models import Lesson, TutorQuizAnswer, TutorSession
 from tutorgraph.tutor.context import QuizCard
 
 
@@ -27,6 +33,8 @@ class MasteryMove(BaseModel):
 
 class QuizOutcome(BaseModel):
     quiz_id: str
+    selected_index: int
+    recorded: bool
     correct: bool
     correct_index: int
     explanation: str
@@ -56,26 +64,78 @@ def card_concept(card: QuizCard, lesson: Lesson) -> str:
 
 
 def grade_choice(
-    *, session: Session, user_id: int, lesson: Lesson, card: QuizCard, selected_index: int
+    *,
+    session: Session,
+    user_id: int,
+    chat: TutorSession,
+    lesson: Lesson,
+    card: QuizCard,
+    selected_index: int,
 ) -> QuizOutcome:
-    """Grade one choice and record it (inside the caller's transaction)."""
+    """Grade one choice and, if it is the conversation's first answer to the card, record it
+    and move mastery (inside the caller's transaction)."""
     if not 0 <= selected_index < len(card.options):
         raise InputError(f"selected_index: must be between 0 and {len(card.options) - 1}")
-    correct = selected_index == card.correct_index
+    concept = card_concept(card, lesson)
+    earlier = _stored_answer(session, chat.id, card.id)
+    if earlier is None:
+        try:
+            with session.begin_nested():
+                session.add(
+                    TutorQuizAnswer(
+                        user_id=user_id,
+                        session_id=chat.id,
+                        quiz_id=card.id,
+                        selected_index=selected_index,
+                        correct=selected_index == card.correct_index,
+                    )
+                )
+        except IntegrityError:  # the same card answered twice at once: the other one counts
+            earlier = _stored_answer(session, chat.id, card.id)
+    if earlier is not None:
+        now = mastery.current_mastery(session=session, user_id=user_id, concept=concept)
+        return _outcome(card, earlier.selected_index, recorded=False, move=(concept, now, now))
     change = mastery.record_score(
         session=session,
         user_id=user_id,
-        concept=card_concept(card, lesson),
-        score=1.0 if correct else 0.0,
+        concept=concept,
+        score=1.0 if selected_index == card.correct_index else 0.0,
     )
+    return _outcome(
+        card, selected_index, recorded=True, move=(change.concept, change.before, change.after)
+    )
+
+
+def answered_cards(*, session: Session, chat: TutorSession) -> dict[str, int]:
+    """quiz id -> the option chosen, for every card answered in this conversation."""
+    rows = session.scalars(select(TutorQuizAnswer).where(TutorQuizAnswer.session_id == chat.id))
+    return {row.quiz_id: row.selected_index for row in rows}
+
+
+def _stored_answer(session: Session, chat_id: str, quiz_id: str) -> TutorQuizAnswer | None:
+    return session.scalar(
+        select(TutorQuizAnswer).where(
+            TutorQuizAnswer.session_id == chat_id, TutorQuizAnswer.quiz_id == quiz_id
+        )
+    )
+
+
+def _outcome(
+    card: QuizCard,
+    selected_index: int,
+    *,
+    recorded: bool,
+    move: tuple[str, mastery.MasterySnapshot, mastery.MasterySnapshot],
+) -> QuizOutcome:
+    concept, before, after = move
     return QuizOutcome(
         quiz_id=card.id,
-        correct=correct,
+        selected_index=selected_index,
+        recorded=recorded,
+        correct=selected_index == card.correct_index,
         correct_index=card.correct_index,
         explanation=card.explanation or card.reference_answer,
-        mastery=MasteryMove(
-            concept=change.concept, before=change.before.wma, after=change.after.wma
-        ),
+        mastery=MasteryMove(concept=concept, before=before.wma, after=after.wma),
     )
 
 

@@ -25,6 +25,7 @@ from tutorgraph.llm import Model
 from tutorgraph.store.models import Lesson, User
 from tutorgraph.tutor import sessions
 from tutorgraph.tutor.context import Mode
+from tutorgraph.tutor.quiz_grading import answered_cards
 from tutorgraph.tutor.service import Kind, TurnRequest, TutorRuntime
 
 HARD_MESSAGE_LIMIT = 100_000  # the configurable limit (limits.max_message_chars) is checked too
@@ -92,6 +93,9 @@ class TutorSessionOut(BaseModel):
 
 class TutorSessionDetail(TutorSessionOut):
     messages: list[MessageOut]
+    quiz_answers: dict[str, int] = Field(
+        description="quiz card id -> the option chosen, for the cards answered here"
+    )
 
 
 class ExploreSessionOut(BaseModel):
@@ -214,6 +218,7 @@ def open_tutor_session(
         updated_at=chat.updated_at,
         message_count=len(messages),
         messages=[MessageOut.model_validate(m, from_attributes=True) for m in messages],
+        quiz_answers=answered_cards(session=session, chat=chat),
     )
 
 

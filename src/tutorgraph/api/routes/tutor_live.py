@@ -16,6 +16,7 @@ from tutorgraph.security import decode_access_token
 from tutorgraph.store import courses
 from tutorgraph.store.db import Database
 from tutorgraph.store.models import User
+from tutorgraph.tutor import sessions
 from tutorgraph.tutor.context import MODES, Mode
 from tutorgraph.tutor.quiz_grading import QuizOutcome, find_card, grade_choice
 from tutorgraph.tutor.service import TurnRequest, TutorRuntime
@@ -26,6 +27,7 @@ router = APIRouter(tags=["tutor"])
 
 class QuizAnswerIn(BaseModel):
     lesson_id: int
+    session_id: str = Field(min_length=1, max_length=36)
     quiz_id: str = Field(min_length=1, max_length=200)
     selected_index: int = Field(ge=0, le=20)
 
@@ -33,20 +35,25 @@ class QuizAnswerIn(BaseModel):
 def _grade(database: Database, user: User, body: QuizAnswerIn) -> QuizOutcome:
     with database.session() as session:
         lesson = courses.get_lesson(session=session, lesson_id=body.lesson_id, user=user)
-        card = find_card(lesson, body.quiz_id)
+        chat = sessions.continued_tutor_session(
+            session=session, user_id=user.id, lesson=lesson, session_id=body.session_id
+        )
         return grade_choice(
             session=session,
             user_id=user.id,
+            chat=chat,
             lesson=lesson,
-            card=card,
+            card=find_card(lesson, body.quiz_id),
             selected_index=body.selected_index,
         )
 
 
 @router.post("/tutor/quiz-answer")
 async def quiz_answer(body: QuizAnswerIn, user: CurrentUser, database: DatabaseDep) -> QuizOutcome:
-    """Grade an inline `<quiz>` card: correct iff `selected_index` is the card's correct index.
-    The score (1 or 0) updates your mastery of the card's concept."""
+    """Grade an inline `<quiz>` card of the conversation `session_id`: correct iff
+    `selected_index` is the card's correct index. The first answer to a card in a conversation
+    counts: its score (1 or 0) updates your mastery of the card's concept. Answering the card
+    again there returns that first outcome with `recorded` false and mastery unchanged."""
     return await asyncio.to_thread(_grade, database, user, body)
 
 

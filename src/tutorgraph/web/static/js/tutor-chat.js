@@ -16,6 +16,7 @@
   var historyList = root.querySelector(".history-list");
   var api = "/api/v1/" + (kind === "tutor" ? "tutor" : "explore");
   var sessionId = null;
+  var answered = {};  // quiz id -> option chosen in this conversation (the first answer counts)
   var mode = "default";
   var controller = null;
   var BLOCKS = ["quiz", "resource", "image", "flow", "architecture"];
@@ -162,28 +163,42 @@
       opts.appendChild(b);
       return b;
     });
-    function answer(index) {
-      buttons.forEach(function (b) { b.disabled = true; });
+    function show(index, note) {
+      buttons.forEach(function (b) { b.disabled = true; b.classList.remove("correct", "wrong"); });
       var correct = index === q.correct_index;
       buttons[q.correct_index] && buttons[q.correct_index].classList.add("correct");
-      if (!correct) buttons[index].classList.add("wrong");
+      if (!correct && buttons[index]) buttons[index].classList.add("wrong");
       verdict.className = "verdict " + (correct ? "ok" : "bad");
-      verdict.textContent = (correct ? "Correct! " : "Not quite. ") + (q.explanation || "");
-      if (kind === "tutor" && q.id && lessonId != null) {
-        fetch("/api/v1/tutor/quiz-answer", {
-          method: "POST",
-          headers: { "Content-Type": "application/json" },
-          credentials: "same-origin",
-          body: JSON.stringify({ lesson_id: lessonId, quiz_id: q.id, selected_index: index })
-        }).then(function (r) { return r.ok ? r.json() : null; }).then(function (res) {
-          if (!res || !res.mastery) return;
-          var m = res.mastery;
-          var note = el("p", "mastery-note muted",
-            "Mastery of " + m.concept + ": " + Math.round(m.before * 100) + "% → " + Math.round(m.after * 100) + "%");
-          note.setAttribute("data-testid", "quiz-mastery");
-          card.appendChild(note);
-        }).catch(function () {});
-      }
+      verdict.textContent = (note ? note + " " : "") + (correct ? "Correct! " : "Not quite. ") + (q.explanation || "");
+    }
+    function addNote(text) {
+      var note = el("p", "mastery-note muted", text);
+      note.setAttribute("data-testid", "quiz-mastery");
+      card.appendChild(note);
+    }
+    function answer(index) {
+      show(index);
+      if (kind !== "tutor" || !q.id || lessonId == null || !sessionId) return;
+      answered[q.id] = index;
+      fetch("/api/v1/tutor/quiz-answer", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        credentials: "same-origin",
+        body: JSON.stringify({ lesson_id: lessonId, session_id: sessionId, quiz_id: q.id, selected_index: index })
+      }).then(function (r) { return r.ok ? r.json() : null; }).then(function (res) {
+        if (!res || !res.mastery) return;
+        var m = res.mastery;
+        if (!res.recorded) {
+          answered[q.id] = res.selected_index;
+          show(res.selected_index, "You answered this earlier in this conversation.");
+          addNote("Mastery of " + m.concept + " unchanged: " + Math.round(m.after * 100) + "%");
+          return;
+        }
+        addNote("Mastery of " + m.concept + ": " + Math.round(m.before * 100) + "% → " + Math.round(m.after * 100) + "%");
+      }).catch(function () {});
+    }
+    if (kind === "tutor" && q.id && answered[q.id] != null) {
+      show(answered[q.id], "You answered this earlier in this conversation.");
     }
     card.appendChild(opts);
     card.appendChild(verdict);
@@ -483,6 +498,7 @@
     if (!res.ok) return;
     var detail = await res.json();
     sessionId = detail.id;
+    answered = detail.quiz_answers || {};
     log.innerHTML = "";
     detail.messages.forEach(function (m) {
       addMessage(m.role === "user" ? "user" : "assistant", m.content);
@@ -497,6 +513,7 @@
   function newChat() {
     if (controller) controller.abort();
     sessionId = null;
+    answered = {};
     log.innerHTML = emptyHtml;
     root.classList.add("empty");
     bindSuggestions();
