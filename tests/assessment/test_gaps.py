@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tutorgraph.assessment.gaps import analyze_gaps, enrich, overall_readiness, priority
+from tutorgraph.assessment.gaps import analyze_gaps, enrich, overall_readiness, percent, priority
 from tutorgraph.assessment.knowledge_map import empty_graph, merge_evaluation
 from tutorgraph.assessment.state import EvaluationRecord, KnowledgeGraphState
 from tutorgraph.knowledge import get_domain
@@ -101,3 +101,11 @@ def test_enrichment_sorts_by_priority_then_gap_size() -> None:
     ]
     assert enriched["gaps"][2]["recommendation"] == "Do X."
     assert (enriched["overall_readiness"], enriched["summary"]) == (20, "s")
+
+
+@pytest.mark.parametrize(
+    ("confidence", "shown"),
+    [(0.695, "69%"), (0.7, "70%"), (0.29, "29%"), (0.105, "10%"), (1.0, "100%")],
+)
+def test_a_confidence_shows_rounded_down(confidence: float, shown: str) -> None:
+    assert percent(confidence) == shown

@@ -8,7 +8,12 @@ import pytest
 
 from tutorgraph.assessment.gaps import analyze_gaps, enrich
 from tutorgraph.assessment.knowledge_map import empty_graph, merge_evaluation
-from tutorgraph.assessment.planning import offline_plan, plan_respects_prerequisites
+from tutorgraph.assessment.planning import (
+    EXERCISE_TITLE_CHARS,
+    exercise_title,
+    offline_plan,
+    plan_respects_prerequisites,
+)
 from tutorgraph.assessment.schemas import PlanRequest
 from tutorgraph.knowledge import TargetLevel, get_domain
 
@@ -82,3 +87,26 @@ def test_plans_for_random_outcomes_always_respect_prerequisites(
         plan = offline_plan(_request(domain, level, **strong))
         assert 3 <= len(plan.phases) <= 5
         assert plan_respects_prerequisites(kb, plan), [p.topics for p in plan.phases]
+
+
+@pytest.mark.parametrize(
+    ("question", "title"),
+    [
+        (
+            "Explain why this raises `UnboundLocalError: cannot access local variable 'count'` "
+            "and how\nto fix it.\n\n    count = 0\n    def increment():\n        count += 1",
+            "Explain why this raises `UnboundLocalError: cannot access local variable 'count'` "
+            "and how to fix it.",
+        ),
+        ("What does `x.y()` return? Say why. " + "Then more. " * 20, "What does `x.y()` return?"),
+    ],
+)
+def test_an_exercise_title_is_the_question_without_its_code(question: str, title: str) -> None:
+    assert exercise_title(question) == title
+
+
+def test_a_long_exercise_title_is_cut_at_a_word() -> None:
+    question = "Estimate " + " ".join(f"word{i}" for i in range(80))
+    title = exercise_title(question)
+    assert len(title) <= EXERCISE_TITLE_CHARS and title.endswith("…")
+    assert question.startswith(title[:-1] + " ")

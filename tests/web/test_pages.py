@@ -3,6 +3,8 @@ from __future__ import annotations
 from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 
+from tutorgraph.web.templating import inline_code
+
 HTML = {"accept": "text/html"}
 
 
@@ -82,3 +84,10 @@ def test_static_assets_are_served_locally(client: TestClient) -> None:
     links = [link["href"] for link in soup.find_all("link", rel="stylesheet")]
     assert links and all(str(href).startswith("/static/") for href in links)
     assert client.get(str(links[0])).status_code == 200
+
+
+def test_inline_code_shows_code_spans_and_escapes_the_rest() -> None:
+    shown = inline_code("Explain the `else` clause, not <b>this</b>, nor `a<b`")
+    assert shown == (
+        "Explain the <code>else</code> clause, not &lt;b&gt;this&lt;/b&gt;, nor <code>a&lt;b</code>"
+    )

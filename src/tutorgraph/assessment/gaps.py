@@ -91,13 +91,19 @@ def enrich(
     return {"overall_readiness": readiness, "summary": summary, "gaps": enriched}
 
 
+def percent(confidence: float) -> str:
+    """A confidence as a whole percentage, rounded down, so that a topic short of its target
+    never reads as having reached it (0.695 against 0.7 is "69%", not "70%")."""
+    return f"{math.floor(round(confidence * 100, 6))}%"
+
+
 def offline_recommendation(topic: Topic, gap: GapNode) -> str:
     """A recommendation built from the topic's key points and its knowledge-base resources."""
     points = "; ".join(_short(point) for point in topic.key_points[:2])
     if gap["assessed"]:
         opening = (
-            f"Raise {topic.title} from {math.floor(gap['current_confidence'] * 100)}% to "
-            f"{gap['target_confidence']:.0%} confidence."
+            f"Raise {topic.title} from {percent(gap['current_confidence'])} to "
+            f"{percent(gap['target_confidence'])} confidence."
         )
     else:
         opening = f"{topic.title} was not reached in this assessment; study it to the target level."
@@ -132,8 +138,9 @@ def offline_summary(gaps: list[GapNode], readiness: int, *, target_level: Target
     biggest = max(gaps, key=lambda g: g["gap"])
     return (
         f"Readiness {readiness}/100 for the {target_level} level, with {len(gaps)} gap(s). "
-        f"The largest is {biggest['title']} ({biggest['current_confidence']:.0%} against a "
-        f"{biggest['target_confidence']:.0%} target); work through the gaps in the plan's order."
+        f"The largest is {biggest['title']} ({percent(biggest['current_confidence'])} against a "
+        f"{percent(biggest['target_confidence'])} target); work through the gaps in the plan's "
+        "order."
     )
 
 

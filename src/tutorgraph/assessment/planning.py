@@ -89,11 +89,12 @@ def _topic_phase(
     done = {t for phase in earlier for t in phase.topics}
     builds_on = sorted({kb.topic(p).title for t in topics for p in t.prerequisites if p in done})
     critical = sum(1 for gap in gaps if gap["priority"] in ("critical", "high"))
-    reason = (
-        f"Builds on {', '.join(builds_on)} from the earlier phases."
-        if builds_on
-        else "Nothing here depends on a later topic, so it comes first."
-    )
+    if builds_on:
+        reason = f"Builds on {', '.join(builds_on)} from the earlier phases."
+    elif earlier:
+        reason = "Needs nothing from the earlier phases; it follows them in prerequisite order."
+    else:
+        reason = "Nothing here depends on a later topic, so it comes first."
     if critical:
         reason += (
             f" {critical} of its {len(gaps)} gaps are high or critical priority."
@@ -117,7 +118,7 @@ def _exercise(topic: Topic, gap: EnrichedGap) -> PlanResource | None:
         return None
     question = questions[0]
     return PlanResource(
-        title=f"Exercise ({question.bloom_level.value}): {_first_sentence(question.text)}",
+        title=f"Exercise ({question.bloom_level.value}): {exercise_title(question.text)}",
         type="exercise",
     )
 
@@ -125,7 +126,7 @@ def _exercise(topic: Topic, gap: EnrichedGap) -> PlanResource | None:
 def _project(topic: Topic) -> PlanResource:
     """A project from the topic's create-level question (or its first key point)."""
     create = [q for q in topic.questions if q.bloom_level is BloomLevel.CREATE]
-    brief = _first_sentence(create[0].text) if create else topic.key_points[0]
+    brief = exercise_title(create[0].text) if create else topic.key_points[0]
     return PlanResource(title=f"Project: {brief}", type="project")
 
 
@@ -161,7 +162,7 @@ def _consolidation_phase(kb: KnowledgeBase, request: PlanRequest) -> PlanPhase:
         for r in mixed_resources(list(topic.resources))[:1]
     ]
     resources += [
-        PlanResource(title=f"Exercise (evaluate): {_first_sentence(q.text)}", type="exercise")
+        PlanResource(title=f"Exercise (evaluate): {exercise_title(q.text)}", type="exercise")
         for topic in topics
         for q in topic.questions
         if q.bloom_level is BloomLevel.EVALUATE
@@ -189,12 +190,26 @@ def _review_phase(kb: KnowledgeBase, request: PlanRequest) -> PlanPhase:
     )
 
 
-def _first_sentence(text: str) -> str:
-    line = " ".join(text.split())
-    cuts = [i + 1 for i in (line.find(". "), line.find("? "), line.find(": ")) if i >= 0]
-    if cuts:
-        line = line[: min(cuts)]
-    return line if len(line) <= 140 else line[:137].rstrip() + "..."
+EXERCISE_TITLE_CHARS = 200
+
+
+def exercise_title(text: str) -> str:
+    """A question as an exercise title: its first paragraph (never its code block); when that is
+    longer than EXERCISE_TITLE_CHARS, its first sentence (a `.` or `?` outside `inline code`);
+    still too long, cut at a word boundary."""
+    line = " ".join(text.strip().split("\n\n")[0].split())
+    if len(line) <= EXERCISE_TITLE_CHARS:
+        return line
+    in_code = False
+    for i, char in enumerate(line[:-1]):
+        if char == "`":
+            in_code = not in_code
+        elif char in ".?" and line[i + 1] == " " and not in_code:
+            line = line[: i + 1]
+            break
+    if len(line) <= EXERCISE_TITLE_CHARS:
+        return line
+    return line[: EXERCISE_TITLE_CHARS - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
 
 
 def _join(titles: list[str]) -> str:

@@ -22,6 +22,7 @@ from rich.progress_bar import ProgressBar
 from rich.table import Table
 from sqlalchemy import inspect
 
+from tutorgraph.assessment.gaps import percent
 from tutorgraph.assessment.service import AssessmentReport, AssessmentService, AssessmentView
 from tutorgraph.cli._console import console, err_console
 from tutorgraph.engines import build_engine
@@ -202,7 +203,7 @@ def show_report(out: Console, report: AssessmentReport) -> None:
             ProgressBar(total=1.0, completed=node["confidence"], width=20)
             if node
             else "[dim]not assessed[/]",
-            f"{target:.0%}",
+            percent(target),
             node["bloom_level"] if node else "-",
         )
     out.print(graph)
@@ -212,8 +213,8 @@ def show_report(out: Console, report: AssessmentReport) -> None:
             gaps.add_row(
                 escape(gap["title"]),
                 gap["priority"],
-                f"{gap['current_confidence']:.0%}",
-                f"{gap['target_confidence']:.0%}",
+                percent(gap["current_confidence"]),
+                percent(gap["target_confidence"]),
                 escape(gap["recommendation"]),
             )
         out.print(gaps)

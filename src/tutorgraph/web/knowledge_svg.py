@@ -9,6 +9,7 @@ from __future__ import annotations
 import textwrap
 from dataclasses import dataclass
 
+from tutorgraph.assessment.gaps import percent
 from tutorgraph.assessment.service import AssessmentReport
 from tutorgraph.knowledge import KnowledgeBase
 
@@ -92,11 +93,11 @@ def _node(report: AssessmentReport, topic_id: str, x: int, y: int) -> SvgNode:
     target = report.target_graph[topic_id]
     if node is None:
         return SvgNode(
-            topic_id, lines, f"not assessed · target {target:.0%}", x, y,
+            topic_id, lines, f"not assessed · target {percent(target)}", x, y,
             "hsl(220, 10%, 90%)", "hsl(220, 8%, 55%)", False, False,
         )  # fmt: skip
     fill, stroke = confidence_colours(node["confidence"])
-    caption = f"{node['confidence']:.0%} of {target:.0%} · {node['bloom_level']}"
+    caption = f"{percent(node['confidence'])} of {percent(target)} · {node['bloom_level']}"
     return SvgNode(topic_id, lines, caption, x, y, fill, stroke, True, node["confidence"] >= target)
 
 

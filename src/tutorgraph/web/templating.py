@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -9,12 +10,24 @@ from typing import Any
 from fastapi import Request
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
+from markupsafe import Markup, escape
 
+from tutorgraph.assessment.gaps import percent
 from tutorgraph.store.models import User
 
 WEB_DIR = Path(__file__).parent
 STATIC_DIR = WEB_DIR / "static"
 templates = Jinja2Templates(directory=WEB_DIR / "templates")
+_CODE_SPAN = re.compile(r"`([^`]+)`")
+
+
+def inline_code(text: str) -> Markup:
+    """Plain text with its `code spans` shown as code (everything else escaped)."""
+    return Markup(_CODE_SPAN.sub(r"<code>\1</code>", str(escape(text))))
+
+
+templates.env.filters["inline_code"] = inline_code
+templates.env.filters["percent"] = percent
 
 NAV = (
     ("Learn", "/learn"),
