@@ -96,11 +96,12 @@ def _topic_phase(
     else:
         reason = "Nothing here depends on a later topic, so it comes first."
     if critical:
-        reason += (
-            f" {critical} of its {len(gaps)} gaps are high or critical priority."
-            if len(gaps) > 1
-            else " Its gap is high or critical priority."
+        share = {1: "Its gap is", 2: "Both its gaps are"}.get(
+            len(gaps), f"All {len(gaps)} of its gaps are"
         )
+        if critical < len(gaps):
+            share = f"{critical} of its {len(gaps)} gaps {'is' if critical == 1 else 'are'}"
+        reason += f" {share} high or critical priority."
     return PlanPhase(
         title=f"{LABELS[index]}: {_join(titles)}",
         topics=[topic.id for topic in topics],
