@@ -48,7 +48,7 @@ def test_running_out_of_answers_stops_and_resume_finishes(tmp_path: Path) -> Non
     result = runner.invoke(app, ["assess", "--resume", match.group(1), "--answers", str(rest)])
     assert result.exit_code == 0, result.output
     assert "Readiness" in result.output and "Learning plan" in result.output
-    assert "5 question(s) of at most 20" in result.output
+    assert "5 questions of at most 20" in result.output
 
 
 def test_a_database_without_the_table_is_reported(tmp_path: Path) -> None:

@@ -20,6 +20,7 @@ from tutorgraph.assessment.state import (
     Priority,
 )
 from tutorgraph.knowledge import KnowledgeBase, Resource, TargetLevel, Topic
+from tutorgraph.wording import counted
 
 PRIORITY_THRESHOLDS: tuple[tuple[Priority, float], ...] = (
     ("critical", 0.6),
@@ -137,7 +138,8 @@ def offline_summary(gaps: list[GapNode], readiness: int, *, target_level: Target
         )
     biggest = max(gaps, key=lambda g: g["gap"])
     return (
-        f"Readiness {readiness}/100 for the {target_level} level, with {len(gaps)} gap(s). "
+        f"Readiness {readiness}/100 for the {target_level} level, with "
+        f"{counted(len(gaps), 'gap')}. "
         f"The largest is {biggest['title']} ({percent(biggest['current_confidence'])} against a "
         f"{percent(biggest['target_confidence'])} target); work through the gaps in the plan's "
         "order."

@@ -17,6 +17,7 @@ from tutorgraph.assessment.gaps import mixed_resources
 from tutorgraph.assessment.schemas import PlanOutput, PlanPhase, PlanRequest, PlanResource
 from tutorgraph.assessment.state import EnrichedGap
 from tutorgraph.knowledge import BloomLevel, KnowledgeBase, Topic, get_domain
+from tutorgraph.wording import counted
 
 MIN_PHASES = 3
 MAX_PHASES = 5
@@ -44,7 +45,8 @@ def offline_plan(request: PlanRequest) -> PlanOutput:
     total = sum(phase.estimated_hours for phase in phases)
     return PlanOutput(
         summary=(
-            f"{len(ordered)} gap topic(s) in {len(phases)} phases, about {total:g} hours "
+            f"{counted(len(ordered), 'gap topic')} in {counted(len(phases), 'phase')}, "
+            f"about {total:g} hours "
             f"toward the {request.target_level} level."
         ),
         phases=phases,

@@ -32,6 +32,7 @@ from tutorgraph.settings import Settings, load_settings
 from tutorgraph.store import users
 from tutorgraph.store.checkpoints import open_checkpointer
 from tutorgraph.store.db import Database
+from tutorgraph.wording import counted
 
 EXIT_UNFINISHED = 1
 
@@ -188,8 +189,9 @@ def show_report(out: Console, report: AssessmentReport) -> None:
     out.print(
         Panel(
             f"[bold]Readiness {report.overall_readiness}/100[/] for the {report.target_level} "
-            f"level\n{escape(report.summary)}\n[dim]{report.questions_asked} question(s) of "
-            f"at most {report.max_questions}; {len(report.topics_evaluated)} topic(s) "
+            f"level\n{escape(report.summary)}\n"
+            f"[dim]{counted(report.questions_asked, 'question')} of at most "
+            f"{report.max_questions}; {counted(len(report.topics_evaluated), 'topic')} "
             "evaluated[/]",
             title=f"{report.domain} report",
             border_style="green",

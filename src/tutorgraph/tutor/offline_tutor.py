@@ -29,6 +29,7 @@ from tutorgraph.llm import (
 from tutorgraph.tutor import _compose as compose
 from tutorgraph.tutor._text import stem_set
 from tutorgraph.tutor.context import TutorContext
+from tutorgraph.wording import counted
 
 TUTOR_AGENT = "tutor"
 EXPLORE_AGENT = "explore"
@@ -251,7 +252,10 @@ def progress(context: TutorContext, found: dict[str, Any]) -> str:
         tail = f" Next up after this one: **{upcoming[0]}**." if upcoming else ""
         return f"{head}{tail}\n\nWhat would you like to be able to do by the end of this lesson?"
     listed = ", ".join(done) if done else "none yet"
-    return f"You've completed {len(done)} lesson(s): {listed}. What would you like to explore next?"
+    return (
+        f"You've completed {counted(len(done), 'lesson')}: {listed}. "
+        "What would you like to explore next?"
+    )
 
 
 def _call(name: str, arguments: dict[str, Any]) -> ToolCall:

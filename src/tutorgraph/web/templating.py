@@ -14,6 +14,7 @@ from markupsafe import Markup, escape
 
 from tutorgraph.assessment.gaps import percent
 from tutorgraph.store.models import User
+from tutorgraph.wording import counted
 
 WEB_DIR = Path(__file__).parent
 STATIC_DIR = WEB_DIR / "static"
@@ -28,6 +29,7 @@ def inline_code(text: str) -> Markup:
 
 templates.env.filters["inline_code"] = inline_code
 templates.env.filters["percent"] = percent
+templates.env.filters["counted"] = counted
 
 NAV = (
     ("Learn", "/learn"),
