@@ -46,6 +46,7 @@ def test_lesson_chat_streams_quizzes_and_remembers(page: Page, seeded_server: Li
     reply = chat.get_by_test_id("assistant-message").last
     expect(reply.get_by_test_id("tool-call").first).to_be_visible()
     expect(page.get_by_role("button", name="Send")).to_be_enabled()
+    expect(page.get_by_role("button", name="Stop")).to_be_hidden()  # only while a reply streams
     expect(reply.locator(".bubble")).not_to_be_empty()
     assert len(reply.locator(".bubble").inner_text()) > 40
 

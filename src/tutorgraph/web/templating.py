@@ -13,6 +13,7 @@ from fastapi.templating import Jinja2Templates
 from markupsafe import Markup, escape
 
 from tutorgraph.assessment.gaps import percent
+from tutorgraph.content.rendering import render_markdown
 from tutorgraph.store.models import User
 from tutorgraph.wording import counted
 
@@ -30,6 +31,7 @@ def inline_code(text: str) -> Markup:
 templates.env.filters["inline_code"] = inline_code
 templates.env.filters["percent"] = percent
 templates.env.filters["counted"] = counted
+templates.env.filters["markdown"] = lambda text: Markup(render_markdown(text))
 
 NAV = (
     ("Learn", "/learn"),
