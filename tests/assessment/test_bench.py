@@ -5,11 +5,16 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import pytest
+import yaml
 from typer.testing import CliRunner
 
+from tutorgraph.bench.assessment import paraphrase_credit
 from tutorgraph.bench.learners import SimulatedLearner
 from tutorgraph.cli import app
 from tutorgraph.knowledge import get_domain
+
+PARAPHRASES = Path(__file__).resolve().parents[2] / "benchmarks" / "paraphrased_answers.yaml"
 
 
 def _learner(style: str = "consistent") -> SimulatedLearner:
@@ -50,7 +55,11 @@ def test_noisy_learners_know_a_question_with_probability_mastery() -> None:
 def test_the_benchmark_writes_its_section(tmp_path: Path) -> None:
     out = tmp_path / "BENCHMARKS.md"
     result = CliRunner().invoke(
-        app, ["bench", "assessment", "--learners", "1", "--seed", "3", "--out", str(out)]
+        app,
+        [
+            *("bench", "assessment", "--learners", "1", "--seed", "3", "--out", str(out)),
+            *("--paraphrases", str(PARAPHRASES)),
+        ],
     )
     assert result.exit_code == 0, result.output
     text = out.read_text(encoding="utf-8")
@@ -58,4 +67,30 @@ def test_the_benchmark_writes_its_section(tmp_path: Path) -> None:
     assert "Command: `tutorgraph bench assessment --learners 1 --seed 3`" in text
     assert text.count("| python / mid | 1 | 40 |") == 2  # both learner styles
     assert "Orchestration cost per answered question" in text
+    assert "### Correct answers in other words" in text  # the repository's paraphrase file
     assert "consistent learners: gap F1" in result.output
+
+
+async def test_paraphrased_answers_are_scored_against_their_references(tmp_path: Path) -> None:
+    path = tmp_path / "paraphrases.yaml"
+    path.write_text(
+        "answers:\n"
+        "- domain: python\n"
+        "  question: python-data-model-remember-1\n"
+        "  answer: Each object has an identity, a type and a value; id(obj) gives its identity\n"
+        "    and type(obj) its type.\n",
+        encoding="utf-8",
+    )
+    credit = await paraphrase_credit(path)
+    assert credit.answers == 1
+    assert 0.0 < credit.confidence < credit.reference_confidence <= 1.0
+    path.write_text("answers:\n- {domain: python, question: nope, answer: x}\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="no question nope"):
+        await paraphrase_credit(path)
+
+
+def test_the_shipped_paraphrases_name_real_questions() -> None:
+    rows = yaml.safe_load(PARAPHRASES.read_text(encoding="utf-8"))["answers"]
+    keys = [(row["domain"], row["question"]) for row in rows]
+    assert len(keys) == len(set(keys)) >= 40
+    assert all(get_domain(domain).question(question) for domain, question in keys)

@@ -34,6 +34,7 @@ def test_start_answer_and_read_the_report(client: TestClient) -> None:
         "senior",
         "staff",
     ]
+    assert "offline grader matches words, not meaning" in " ".join(page.text.split())
 
     started = client.post(
         "/assess",

@@ -13,7 +13,7 @@ from tutorgraph.grading.calibration import (
     load_default,
 )
 from tutorgraph.grading.features import FEATURE_NAMES, extract
-from tutorgraph.grading.offline import OfflineGrader
+from tutorgraph.grading.offline import OfflineGrader, key_point_credit, key_points_covered
 from tutorgraph.grading.types import GradingRequest, KnownMisconception
 
 SPOON_Q = "Why does a metal spoon feel colder than a wooden spoon at the same temperature?"
@@ -228,3 +228,17 @@ def test_fit_learns_a_positive_weight_for_coverage() -> None:
     low = high | {"ref_recall_novel": 0.05}
     assert calibration.probability(high) > 0.5 > calibration.probability(low)
     assert fit_calibration(rows, fitted_on="synthetic") == calibration  # deterministic
+
+
+@pytest.mark.parametrize(
+    ("answer", "credit"),
+    [
+        ("Kernel, buffer and socket.", 1.0),  # 3 of 4 terms: covered
+        ("The kernel and a socket.", 0.5 / 0.75),  # half: partial credit
+        ("Only the kernel.", 0.0),  # one shared word is no evidence
+    ],
+)
+def test_a_key_point_earns_credit_from_half_its_terms(answer: str, credit: float) -> None:
+    point = "kernel buffer socket descriptor"
+    assert key_point_credit("What is involved?", answer, [point]) == [pytest.approx(credit)]
+    assert key_points_covered("What is involved?", answer, [point]) == [credit == 1.0]

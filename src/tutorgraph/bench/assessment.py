@@ -5,7 +5,12 @@ Measured: the error of each assessed topic's final confidence against the learne
 mastery; gap detection (a reported gap against true mastery below the target, over every agenda
 topic — a topic never reached counts as a reported gap, as the report shows it); questions used
 against the maximum; and the wall time of each answered question (resume -> evaluate -> update ->
-route -> next question, checkpoints included), with the part spent inside agents."""
+route -> next question, checkpoints included), with the part spent inside agents.
+
+Also measured, from `benchmarks/paraphrased_answers.yaml` (correct answers to bank questions
+written in other words than the reference answers): the confidence the evaluator gives them,
+next to what the reference answers themselves get. The simulated learners answer in the
+knowledge base's own words, which suits a lexical grader; this shows what paraphrasing costs."""
 
 from __future__ import annotations
 
@@ -18,27 +23,33 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import yaml
 from langchain_core.runnables import RunnableConfig
 from langgraph.types import Command
 
+from tutorgraph.assessment.agents import evaluate_response, grading_request
 from tutorgraph.assessment.context import AssessmentContext
 from tutorgraph.assessment.graph import AssessmentGraph, compile_graph
+from tutorgraph.assessment.router import HIGH_CONFIDENCE
+from tutorgraph.assessment.schemas import QuestionOutput
 from tutorgraph.assessment.service import pending_interrupt
 from tutorgraph.assessment.state import AssessmentInput
 from tutorgraph.bench.learners import LEARNER_STYLES, LearnerStyle, SimulatedLearner
+from tutorgraph.engines import offline_engine
+from tutorgraph.grading.evaluator import Evaluator
+from tutorgraph.knowledge import TargetLevel, get_domain
+from tutorgraph.llm import Message, Model, SchemaT, StreamEvent, ToolSpec
+from tutorgraph.settings import Settings
+from tutorgraph.store.checkpoints import open_checkpointer
 
 __all__ = [
     "LEARNER_STYLES",
     "AssessmentBenchmark",
     "markdown",
+    "paraphrase_credit",
     "run_assessment_benchmark",
     "verdicts",
 ]
-from tutorgraph.engines import offline_engine
-from tutorgraph.knowledge import TargetLevel, get_domain
-from tutorgraph.llm import Message, Model, SchemaT, StreamEvent, ToolSpec
-from tutorgraph.settings import Settings
-from tutorgraph.store.checkpoints import open_checkpointer
 
 CONFIGS: tuple[tuple[str, TargetLevel], ...] = (
     ("python", "junior"),
@@ -103,11 +114,21 @@ class ConfigResult:
     tn: int = 0
 
 
+@dataclass(frozen=True)
+class ParaphraseResult:
+    answers: int
+    score: float  # mean grading score
+    confidence: float  # mean evaluator confidence (demonstrated understanding)
+    confident_share: float  # share of answers at confidence >= HIGH_CONFIDENCE
+    reference_confidence: float  # mean confidence of the same questions' reference answers
+
+
 @dataclass
 class AssessmentBenchmark:
     configs: list[ConfigResult]
     step_ms: list[float]
     agent_ms: list[float]
+    paraphrases: ParaphraseResult | None = None
 
     def totals(self, style: LearnerStyle) -> ConfigResult:
         total = ConfigResult(style, "all", "mid")
@@ -222,6 +243,40 @@ def _score(result: ConfigResult, learner: SimulatedLearner, values: dict[str, An
             result.fn, result.tn = result.fn + (topic in truth), result.tn + (topic not in truth)
 
 
+async def paraphrase_credit(path: Path) -> ParaphraseResult:
+    """Evaluate every answer of the paraphrase file, and each question's reference answer."""
+    rows = yaml.safe_load(path.read_text(encoding="utf-8"))["answers"]
+    model = offline_engine()
+    evaluator = Evaluator(model)
+    scores: list[float] = []
+    confidences: list[float] = []
+    references: list[float] = []
+    for row in rows:
+        found = get_domain(row["domain"]).question(row["question"])
+        if found is None:
+            raise ValueError(f"{path}: no question {row['question']} in {row['domain']}")
+        topic, bank_question = found
+        question = QuestionOutput(
+            text=bank_question.text,
+            question_type=bank_question.type,
+            bloom_level=bank_question.bloom_level,
+            reference_answer=bank_question.reference_answer,
+            key_points=list(bank_question.rubric),
+        )
+        for answer, into in ((row["answer"], confidences), (question.reference_answer, references)):
+            output = await evaluate_response(model, evaluator, topic, question, answer)
+            into.append(output.confidence)
+        verdict, _ = await evaluator.verdict(grading_request(topic, question, row["answer"]))
+        scores.append(verdict.score)
+    return ParaphraseResult(
+        answers=len(rows),
+        score=statistics.fmean(scores),
+        confidence=statistics.fmean(confidences),
+        confident_share=sum(c >= HIGH_CONFIDENCE for c in confidences) / len(confidences),
+        reference_confidence=statistics.fmean(references),
+    )
+
+
 def _table(result: AssessmentBenchmark, style: LearnerStyle) -> list[str]:
     rows = [
         "| domain / level | learners | max questions | mean questions (share) | confidence MAE "
@@ -280,6 +335,20 @@ def markdown(result: AssessmentBenchmark, command: str) -> str:
             "noisy": "Noisy learners (each question known with probability = mastery)",
         }[style]
         lines += ["", f"### {title}", "", *_table(result, style), "", verdicts(result, style) + "."]
+    if result.paraphrases is not None:
+        p = result.paraphrases
+        lines += [
+            "",
+            "### Correct answers in other words",
+            "",
+            f"{p.answers} correct answers to bank questions written in other words than the "
+            "reference answers (`benchmarks/paraphrased_answers.yaml`, hand-written): mean "
+            f"grading score {p.score:.2f}, mean evaluator confidence **{p.confidence:.2f}** "
+            f"({p.confident_share:.0%} of them at >= {HIGH_CONFIDENCE}); the same questions' "
+            f"reference answers get {p.reference_confidence:.2f}. The offline grader matches "
+            "words, not meaning, so a learner who paraphrases is under-credited and the report "
+            "shows gaps that are not there; an LLM judge (a model server) grades meaning.",
+        ]
     lines += [
         "",
         "### Orchestration cost per answered question",

@@ -188,19 +188,37 @@ def tutor(
 def assessment(
     learners: Annotated[int, typer.Option(help="Simulated learners per domain/level.")] = 40,
     seed: Annotated[int, typer.Option(help="Random seed of the learner population.")] = 7,
+    paraphrases: Annotated[
+        Path, typer.Option(help="Correct answers in other words (skipped when missing).")
+    ] = Path("benchmarks/paraphrased_answers.yaml"),
     out: OutOption = Path("BENCHMARKS.md"),
 ) -> None:
     """Adaptive assessment with simulated learners: confidence error, gap detection, questions
-    used, and orchestration cost per answered question (offline engine, SQLite checkpointer)."""
+    used, and orchestration cost per answered question (offline engine, SQLite checkpointer);
+    then the confidence given to correct answers written in other words."""
     import asyncio
+    import dataclasses
 
-    from tutorgraph.bench.assessment import LEARNER_STYLES, markdown, run_assessment_benchmark
+    from tutorgraph.bench.assessment import (
+        LEARNER_STYLES,
+        markdown,
+        paraphrase_credit,
+        run_assessment_benchmark,
+    )
     from tutorgraph.bench.assessment import verdicts as assessment_verdicts
 
     with console.status("running simulated assessments"):
         result = asyncio.run(run_assessment_benchmark(learners=learners, seed=seed))
     for style in LEARNER_STYLES:
         console.print(f"{style} learners: {assessment_verdicts(result, style)}", highlight=False)
+    if paraphrases.is_file():
+        credit = asyncio.run(paraphrase_credit(paraphrases))
+        result = dataclasses.replace(result, paraphrases=credit)
+        console.print(
+            f"{credit.answers} correct answers in other words: confidence "
+            f"{credit.confidence:.2f} (reference answers {credit.reference_confidence:.2f})",
+            highlight=False,
+        )
     command = f"tutorgraph bench assessment --learners {learners} --seed {seed}"
     write_section(out, "assessment", markdown(result, command))
     console.print(f"wrote {out}")

@@ -11,9 +11,11 @@ they only steer the error type and the explanation; telling "higher" from "lower
 judge. The verdict's score is the spec's weighted rubric, `RubricScores.score`:
 
 - correctness = P(correct), capped at 0.4 when a known misconception's cue appears;
-- completeness = share of rubric key points covered (a point is covered when at least 75% of its
-  content stems not already in the question appear in the answer), or, without a rubric, the
-  share of the reference's content stems not already in the question that the answer contains;
+- completeness = mean credit over the rubric's key points: a point is covered (full credit) when
+  at least 75% of its content stems not already in the question appear in the answer, earns
+  share / 0.75 when 50-75% do (an answer in its own words rarely repeats every term of a point),
+  and nothing below 50% (a word shared by chance is no evidence); without a rubric, the share of
+  the reference's content stems not already in the question that the answer contains;
 - clarity = length adequacy: content words / max(2, a third of the reference's), capped at 1,
   times 0.7 when the answer runs past 4x the reference plus 20 words (rambling).
 
@@ -54,6 +56,7 @@ from tutorgraph.grading.types import (
 
 MISCONCEPTION_CAP = 0.4
 KEY_POINT_SHARE = 0.75
+PARTIAL_KEY_POINT_SHARE = 0.5
 NEAR_MISS_COVERAGE = 0.7
 SLIP_COVERAGE = 0.5
 PROCEDURAL_QUESTION = re.compile(
@@ -74,17 +77,26 @@ def clarity_of(answer: TextView, reference: TextView) -> float:
     return round(adequacy * (0.7 if n > 4 * r + 20 else 1.0), 4)
 
 
-def key_points_covered(question: str, answer: str, points: Sequence[str]) -> list[bool]:
-    """For each key point: do enough of its content stems (beyond the question's) appear?"""
+def key_point_credit(question: str, answer: str, points: Sequence[str]) -> list[float]:
+    """For each key point, the share of its content stems (beyond the question's) the answer
+    has, over KEY_POINT_SHARE, capped at 1: full credit from 75%, proportional credit below."""
     question_stems = set(_text.content_stems(question))
     answer_stems = frozenset(_text.content_stems(answer))
-    covered: list[bool] = []
+    credit: list[float] = []
     for point in points:
         stems = set(_text.content_stems(point))
         needed = stems - question_stems or stems
         hits = sum(matches(s, answer_stems) for s in needed)
-        covered.append(bool(needed) and hits >= KEY_POINT_SHARE * len(needed))
-    return covered
+        share = hits / len(needed) if needed else 0.0
+        credit.append(
+            min(1.0, share / KEY_POINT_SHARE) if share >= PARTIAL_KEY_POINT_SHARE else 0.0
+        )
+    return credit
+
+
+def key_points_covered(question: str, answer: str, points: Sequence[str]) -> list[bool]:
+    """For each key point: do enough (KEY_POINT_SHARE) of its content stems appear?"""
+    return [credit >= 1.0 for credit in key_point_credit(question, answer, points)]
 
 
 class OfflineGrader:
@@ -117,8 +129,9 @@ class OfflineGrader:
             if any(_text.contains_phrase(request.answer, cue) for cue in m.cues)
         ]
         correctness = min(probability, MISCONCEPTION_CAP) if misconceptions else probability
-        flags = key_points_covered(request.question, request.answer, points)
-        completeness = sum(flags) / len(flags) if flags else features.values["ref_recall_novel"]
+        credit = key_point_credit(request.question, request.answer, points)
+        flags = [c >= 1.0 for c in credit]
+        completeness = sum(credit) / len(credit) if credit else features.values["ref_recall_novel"]
         reference = TextView.of(references[features.reference_index] if references else "")
         rubric = RubricScores(
             correctness=round(correctness, 4),

@@ -29,7 +29,13 @@ async def assess_home(request: Request, user: CurrentUser, assessments: Assessme
     return render(
         request,
         "assess.html",
-        {"domains": domains, "levels": levels, "assessments": mine, "titles": titles},
+        {
+            "domains": domains,
+            "levels": levels,
+            "assessments": mine,
+            "titles": titles,
+            "offline": request.app.state.settings.llm.engine == "offline",
+        },
     )
 
 
