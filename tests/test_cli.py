@@ -47,3 +47,38 @@ def test_bad_setting_is_reported_in_one_line(monkeypatch: object, tmp_path: Path
     )
     assert result.returncode == 2
     assert "llm.engine" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_commands_refuse_a_missing_or_outdated_database_in_one_line(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+        return subprocess.run(
+            [sys.executable, "-m", "tutorgraph", *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=tmp_path,
+            check=False,
+            timeout=120,  # `serve` would otherwise run for ever if it did not refuse
+        )
+
+    create = ("users", "create", "--email", "a@example.org", "--name", "A", "--password", "x" * 10)
+    for command in (create, ("seed",), ("mastery", "fit"), ("serve", "--port", "1")):
+        missing = run(*command)
+        assert missing.returncode == 2, command
+        assert "run `tutorgraph db upgrade`" in missing.stderr and "Traceback" not in missing.stderr
+    assert run("db", "upgrade").returncode == 0
+    from alembic import command
+
+    from tutorgraph.settings import Settings
+    from tutorgraph.store import migrate
+
+    older = migrate.alembic_config(Settings(data_dir=tmp_path / "data"))
+    command.downgrade(older, "0003")  # as an older version of tutorgraph left it
+    behind = run(*create)
+    assert behind.returncode == 2
+    assert "at schema revision 0003" in behind.stderr and migrate.head_revision() in behind.stderr
+    assert run("db", "upgrade").returncode == 0 and run(*create).returncode == 0

@@ -62,6 +62,9 @@ def serve(
 
     settings = load_settings()
     from tutorgraph.api.app import create_app
+    from tutorgraph.store import migrate
+
+    migrate.require_current(settings)
 
     console.print(
         f"tutorgraph {__version__} on [bold]http://{host}:{port}[/] "

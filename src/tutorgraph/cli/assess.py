@@ -20,16 +20,15 @@ from rich.markup import escape
 from rich.panel import Panel
 from rich.progress_bar import ProgressBar
 from rich.table import Table
-from sqlalchemy import inspect
 
 from tutorgraph.assessment.gaps import percent
 from tutorgraph.assessment.service import AssessmentReport, AssessmentService, AssessmentView
 from tutorgraph.cli._console import console, err_console
 from tutorgraph.engines import build_engine
-from tutorgraph.errors import ConfigurationError, InputError, NotFoundError
+from tutorgraph.errors import InputError, NotFoundError
 from tutorgraph.llm import aclose_model
 from tutorgraph.settings import Settings, load_settings
-from tutorgraph.store import users
+from tutorgraph.store import migrate, users
 from tutorgraph.store.checkpoints import open_checkpointer
 from tutorgraph.store.db import Database
 from tutorgraph.wording import counted
@@ -124,10 +123,7 @@ async def _run(
 
 
 def _check_database(database: Database, email: str | None) -> int | None:
-    if not inspect(database.engine).has_table("assessments"):
-        raise ConfigurationError(
-            "the database has no assessments table yet: run `tutorgraph db upgrade` first"
-        )
+    migrate.require_current(database.settings)
     if email is None:
         return None
     with database.session() as session:

@@ -9,6 +9,7 @@ import typer
 from tutorgraph.cli._console import console
 from tutorgraph.grading.refit import MIN_OBSERVATIONS, refit_concepts
 from tutorgraph.settings import load_settings
+from tutorgraph.store import migrate
 from tutorgraph.store.db import Database
 
 mastery_app = typer.Typer(
@@ -23,7 +24,9 @@ def fit(
     ] = MIN_OBSERVATIONS,
 ) -> None:
     """Refit per-concept BKT parameters (EM) from every stored graded answer."""
-    database = Database(load_settings())
+    settings = load_settings()
+    migrate.require_current(settings)
+    database = Database(settings)
     try:
         with database.session() as session:
             report = refit_concepts(session=session, min_observations=min_observations)

@@ -8,11 +8,13 @@ from tutorgraph.cli._console import console
 from tutorgraph.content.retrieval import SearchIndexes
 from tutorgraph.content.seeding import seed_content
 from tutorgraph.settings import Settings
+from tutorgraph.store import migrate
 from tutorgraph.store.db import Database
 from tutorgraph.store.models import LearningPath
 
 
 def run_seed(settings: Settings) -> None:
+    migrate.require_current(settings)
     database = Database(settings)
     try:
         with database.session() as session:

@@ -8,7 +8,7 @@ import typer
 
 from tutorgraph.cli._console import console
 from tutorgraph.settings import load_settings
-from tutorgraph.store import users
+from tutorgraph.store import migrate, users
 from tutorgraph.store.db import Database
 from tutorgraph.store.models import ROLES
 
@@ -26,7 +26,9 @@ def create(
     ] = "",
 ) -> None:
     """Create a user (an admin by default); the password is prompted for unless given."""
-    database = Database(load_settings())
+    settings = load_settings()
+    migrate.require_current(settings)
+    database = Database(settings)
     try:
         with database.session() as session:
             user = users.create_user(

@@ -7,6 +7,7 @@ from pathlib import Path
 from alembic import command
 from alembic.config import Config
 
+from tutorgraph.errors import ConfigurationError
 from tutorgraph.settings import Settings
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
@@ -35,3 +36,42 @@ def current_revision(settings: Settings) -> str | None:
             return MigrationContext.configure(connection).get_current_revision()
     finally:
         engine.dispose()
+
+
+def head_revision() -> str:
+    """The revision this version of tutorgraph needs."""
+    from alembic.script import ScriptDirectory
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS_DIR))
+    head = ScriptDirectory.from_config(config).get_current_head()
+    if head is None:
+        raise RuntimeError(f"no migrations under {MIGRATIONS_DIR}")
+    return head
+
+
+def require_current(settings: Settings) -> None:
+    """Refuse, in one clear line, to work on a database whose schema is not this version's."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import SQLAlchemyError
+
+    url = make_url(settings.sqlalchemy_url)
+    file = url.database if url.get_backend_name() == "sqlite" else None
+    if file and file != ":memory:" and not Path(file).exists():
+        raise ConfigurationError(
+            f"no database at {file} yet: run `tutorgraph db upgrade` to create it"
+        )
+    try:
+        current = current_revision(settings)
+    except SQLAlchemyError as exc:
+        where = url.render_as_string(hide_password=True)
+        raise ConfigurationError(
+            f"cannot open the database {where}: {exc.__class__.__name__}"
+        ) from exc
+    head = head_revision()
+    if current != head:
+        state = "empty" if current is None else f"at schema revision {current}"
+        raise ConfigurationError(
+            f"the database is {state} and this version needs {head}: "
+            "run `tutorgraph db upgrade` first"
+        )
