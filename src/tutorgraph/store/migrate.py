@@ -27,13 +27,26 @@ def upgrade(settings: Settings, revision: str = "head") -> None:
 
 
 def current_revision(settings: Settings) -> str | None:
+    """The database's revision; None when it is empty or (SQLite) its file does not exist yet.
+    A database that cannot be reached is a ConfigurationError naming it (password hidden)."""
     from alembic.runtime.migration import MigrationContext
     from sqlalchemy import create_engine
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import SQLAlchemyError
 
+    url = make_url(settings.sqlalchemy_url)
+    file = url.database if url.get_backend_name() == "sqlite" else None
+    if file and file != ":memory:" and not Path(file).exists():
+        return None  # connecting would create an empty file
     engine = create_engine(settings.sqlalchemy_url)
     try:
         with engine.connect() as connection:
             return MigrationContext.configure(connection).get_current_revision()
+    except SQLAlchemyError as exc:
+        where = url.render_as_string(hide_password=True)
+        raise ConfigurationError(
+            f"cannot open the database {where}: {exc.__class__.__name__}"
+        ) from exc
     finally:
         engine.dispose()
 
@@ -52,25 +65,10 @@ def head_revision() -> str:
 
 def require_current(settings: Settings) -> None:
     """Refuse, in one clear line, to work on a database whose schema is not this version's."""
-    from sqlalchemy.engine import make_url
-    from sqlalchemy.exc import SQLAlchemyError
-
-    url = make_url(settings.sqlalchemy_url)
-    file = url.database if url.get_backend_name() == "sqlite" else None
-    if file and file != ":memory:" and not Path(file).exists():
-        raise ConfigurationError(
-            f"no database at {file} yet: run `tutorgraph db upgrade` to create it"
-        )
-    try:
-        current = current_revision(settings)
-    except SQLAlchemyError as exc:
-        where = url.render_as_string(hide_password=True)
-        raise ConfigurationError(
-            f"cannot open the database {where}: {exc.__class__.__name__}"
-        ) from exc
+    current = current_revision(settings)
     head = head_revision()
     if current != head:
-        state = "empty" if current is None else f"at schema revision {current}"
+        state = "empty or missing" if current is None else f"at schema revision {current}"
         raise ConfigurationError(
             f"the database is {state} and this version needs {head}: "
             "run `tutorgraph db upgrade` first"
