@@ -11,5 +11,5 @@ err_console = Console(stderr=True)
 def fail(message: str, code: int = 1) -> None:
     import typer
 
-    err_console.print(f"[bold red]error:[/] {message}", highlight=False)
+    err_console.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)

@@ -92,5 +92,5 @@ def main() -> None:
     try:
         app()
     except TutorgraphError as exc:
-        err_console.print(f"[bold red]error:[/] {exc.message}", highlight=False)
+        err_console.print(f"[bold red]error:[/] {exc.message}", highlight=False, soft_wrap=True)
         sys.exit(exc.exit_code)
