@@ -150,10 +150,29 @@ async def test_a_session_on_a_sqlite_checkpointer(
             assert missed["last_answer_correct"] is False
             assert missed["review"]
 
+        state = missed if len(cards) > 1 else graded
+        while not state["quiz_completed"]:
+            state = await turn("A", "quiz_answer")
+        retake = await turn("quiz me")
+        assert retake["replies"][-1]["quiz"]["id"] == cards[0].id
+        with seeded_database.session() as session:
+            before_retake = mastery.current_mastery(
+                session=session, user_id=user_id, concept=concept
+            )
+        retaken = await turn(right, "quiz_answer")
+        assert retaken["last_answer_correct"] is True
+        assert "mastery unchanged" in retaken["last_feedback"]  # the first pass showed it
+        with seeded_database.session() as session:
+            unchanged = mastery.current_mastery(session=session, user_id=user_id, concept=concept)
+        assert unchanged == before_retake
+
         summary = await turn("summarize")
         assert summary["ended"]
         text = summary["replies"][-1]["text"]
         assert "Covered:" in text and "To review:" in text and "sqrt(d_k)" in text
+
+        restarted = await turn("quiz me")  # a new session: its first answers count again
+        assert restarted["graded_cards"] == [] and restarted["awaiting_quiz_answer"]
 
         # the state survives a fresh graph on the same checkpointer (durable)
         reopened = build_session_graph(saver)

@@ -77,5 +77,6 @@ async def run_turn(
     snapshot = await graph.aget_state(config)
     if snapshot.values.get("ended"):
         update["ended"] = False  # a new input after a summary starts the session again
+        update["graded_cards"] = []
     result = await graph.ainvoke(update, config)
     return cast(SessionState, result)

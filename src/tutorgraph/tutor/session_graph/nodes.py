@@ -154,20 +154,23 @@ async def quiz(state: SessionState, config: RunnableConfig) -> Update:
 
 
 def _grade(
-    database: Database, user_id: int, lesson_id: int, card: QuizCard, answer: str
+    database: Database, user_id: int, lesson_id: int, card: QuizCard, answer: str, *, record: bool
 ) -> tuple[bool, str]:
     choice = parse_choice(answer, card)
     correct = choice == card.correct_index
     with database.session() as session:
         lesson = session.get(Lesson, lesson_id)
         concept = card_concept(card, lesson) if lesson is not None else card.concept or "lesson"
-        change = mastery.record_score(
-            session=session, user_id=user_id, concept=concept, score=1.0 if correct else 0.0
-        )
+        if record:
+            change = mastery.record_score(
+                session=session, user_id=user_id, concept=concept, score=1.0 if correct else 0.0
+            )
+            move = f" (mastery of {concept}: {change.before.wma:.0%} → {change.after.wma:.0%})"
+        else:
+            move = " (a retake in this session: mastery unchanged)"
     right = f"{chr(65 + card.correct_index)}. {card.options[card.correct_index]}"
     verdict = "Correct!" if correct else f"Not quite: the answer is {right}."
     why = f" {card.explanation}" if card.explanation else ""
-    move = f" (mastery of {concept}: {change.before.wma:.0%} → {change.after.wma:.0%})"
     return correct, f"{verdict}{why}{move}"
 
 
@@ -181,8 +184,10 @@ async def grade_quiz(state: SessionState, config: RunnableConfig) -> Update:
     answer = next(
         (m["content"] for m in reversed(state.get("messages", [])) if m["role"] == "user"), ""
     )
+    graded = state.get("graded_cards", [])
+    first = card.id not in graded
     correct, feedback = await asyncio.to_thread(
-        _grade, database, state["user_id"], state["lesson_id"], card, answer
+        _grade, database, state["user_id"], state["lesson_id"], card, answer, record=first
     )
     position += 1
     done = position >= len(cards)
@@ -200,6 +205,7 @@ async def grade_quiz(state: SessionState, config: RunnableConfig) -> Update:
         "awaiting_quiz_answer": False,
         "covered": [*state.get("covered", []), card.question[:120]],
         "review": review,
+        "graded_cards": [*graded, card.id] if first else graded,
     }
 
 

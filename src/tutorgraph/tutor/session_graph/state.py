@@ -25,6 +25,9 @@ class SessionState(TypedDict, total=False):
     quiz_completed: bool
     awaiting_quiz_answer: bool
     last_answer_correct: bool | None
+    # cards answered in this session: only the first answer to a card moves mastery (the
+    # feedback shows the right option, so a retake proves nothing); reset when a session restarts
+    graded_cards: list[str]
     last_feedback: str
     # what the session covered, for gap analysis and the summary
     covered: list[str]
