@@ -37,6 +37,46 @@ def test_grade_free_form_question(client: TestClient) -> None:
     assert result["score"] >= 0.6 and result["mastery"] is None
 
 
+def test_a_learner_cannot_grade_their_own_reference_into_mastery(client: TestClient) -> None:
+    headers = register_and_login(client)
+    body = {
+        "question": "What is self-attention?",
+        "reference_answer": "Anything I like.",
+        "answer": "Anything I like.",
+        "concept": "self-attention",
+    }
+    refused = client.post("/api/v1/grade", json=body, headers=headers)
+    assert refused.status_code == 403 and "question_id" in refused.json()["detail"]
+    assert client.get("/api/v1/mastery", headers=headers).json() == []
+
+
+def test_an_instructor_may_grade_a_free_form_answer_into_a_concept(
+    client: TestClient, settings: Settings
+) -> None:
+    database = Database(settings)
+    with database.session() as session:
+        users.create_user(
+            session=session,
+            email="t@example.org",
+            password="long enough",
+            name="T",
+            role="instructor",
+        )
+    database.dispose()
+    token = client.post(
+        "/api/v1/auth/login", json={"email": "t@example.org", "password": "long enough"}
+    ).json()["access_token"]
+    client.cookies.clear()
+    body = {
+        "question": "Q?",
+        "reference_answer": "An answer.",
+        "answer": "An answer.",
+        "concept": "c",
+    }
+    graded = client.post("/api/v1/grade", json=body, headers={"Authorization": f"Bearer {token}"})
+    assert graded.status_code == 200 and graded.json()["mastery"]["concept"] == "c"
+
+
 def test_grade_rejects_bad_input(client: TestClient) -> None:
     headers = register_and_login(client)
     missing = client.post("/api/v1/grade", json={"answer": "x"}, headers=headers)

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field, model_validator
 
 from tutorgraph.api.deps import CurrentUser, DatabaseDep, InstructorUser, SessionDep
-from tutorgraph.errors import NotFoundError
+from tutorgraph.errors import NotFoundError, PermissionDeniedError
 from tutorgraph.grading import alerts, mastery
 from tutorgraph.grading.evaluator import Evaluator, GradeResult
 from tutorgraph.grading.types import GradingRequest, KnownMisconception
@@ -74,7 +74,16 @@ async def grade(
     body: GradeIn, request: Request, database: DatabaseDep, user: CurrentUser
 ) -> GradeResult:
     """Grade one answer: score, rubric, error type, misconceptions, feedback, decision, and the
-    learner's mastery before and after (WMA and BKT) when the answer has a concept."""
+    learner's mastery before and after (WMA and BKT) when the answer has a concept.
+
+    A knowledge-base question (`question_id`) moves the caller's mastery of its topic. A
+    question brought with its own reference answer moves a `concept` only for instructors and
+    admins: a learner who wrote the reference could grade themselves into mastery (403)."""
+    if body.question_id is None and body.concept and user.role == "learner":
+        raise PermissionDeniedError(
+            "concept: a learner's mastery moves only with knowledge-base questions "
+            "(question_id), not with a reference answer the caller supplies"
+        )
     evaluator: Evaluator = request.app.state.evaluator
     return await evaluator.evaluate(grading_request(body), database=database, user_id=user.id)
 
