@@ -50,30 +50,31 @@ def test_a_learner_cannot_grade_their_own_reference_into_mastery(client: TestCli
     assert client.get("/api/v1/mastery", headers=headers).json() == []
 
 
-def test_an_instructor_may_grade_a_free_form_answer_into_a_concept(
-    client: TestClient, settings: Settings
-) -> None:
+def _instructor(client: TestClient, settings: Settings) -> dict[str, str]:
     database = Database(settings)
     with database.session() as session:
         users.create_user(
             session=session,
-            email="t@example.org",
+            email="teach@example.org",
             password="long enough",
             name="T",
             role="instructor",
         )
     database.dispose()
     token = client.post(
-        "/api/v1/auth/login", json={"email": "t@example.org", "password": "long enough"}
+        "/api/v1/auth/login", json={"email": "teach@example.org", "password": "long enough"}
     ).json()["access_token"]
     client.cookies.clear()
-    body = {
-        "question": "Q?",
-        "reference_answer": "An answer.",
-        "answer": "An answer.",
-        "concept": "c",
-    }
-    graded = client.post("/api/v1/grade", json=body, headers={"Authorization": f"Bearer {token}"})
+    return {"Authorization": f"Bearer {token}"}
+
+
+def test_an_instructor_may_grade_a_free_form_answer_into_a_concept(
+    client: TestClient, settings: Settings
+) -> None:
+    body = {"question": "Q?", "reference_answer": "An answer.", "answer": "An answer."}
+    graded = client.post(
+        "/api/v1/grade", json={**body, "concept": "c"}, headers=_instructor(client, settings)
+    )
     assert graded.status_code == 200 and graded.json()["mastery"]["concept"] == "c"
 
 
@@ -101,21 +102,7 @@ def test_alerts_are_for_instructors_and_can_be_marked_read(
     learner = register_and_login(client)
     client.post("/api/v1/grade", json={"question_id": QUESTION_ID, "answer": ""}, headers=learner)
     assert client.get("/api/v1/alerts", headers=learner).status_code == 403
-    database = Database(settings)
-    with database.session() as session:
-        users.create_user(
-            session=session,
-            email="teach@example.org",
-            password="long enough",
-            name="T",
-            role="instructor",
-        )
-    database.dispose()
-    token = client.post(
-        "/api/v1/auth/login", json={"email": "teach@example.org", "password": "long enough"}
-    ).json()["access_token"]
-    client.cookies.clear()
-    teacher = {"Authorization": f"Bearer {token}"}
+    teacher = _instructor(client, settings)
     alerts = client.get("/api/v1/alerts?unread=true", headers=teacher).json()
     assert len(alerts) == 1 and alerts[0]["concept"] == "self-attention"
     read = client.post(f"/api/v1/alerts/{alerts[0]['id']}/read", headers=teacher).json()

@@ -9,6 +9,7 @@ import pytest
 
 from tests.fakes.openai_server import FakeOpenAIServer, Fault
 from tutorgraph.assessment import agents
+from tutorgraph.assessment.bank import as_question_output
 from tutorgraph.assessment.gaps import analyze_gaps
 from tutorgraph.assessment.knowledge_map import empty_graph
 from tutorgraph.assessment.planning import offline_plan
@@ -137,13 +138,7 @@ async def test_a_correct_but_partial_answer_is_partial_understanding() -> None:
     half of what was asked."""
     topic = get_domain("python").topic("decorators-closures")
     bank_question = next(q for q in topic.questions if q.id == "decorators-closures-evaluate-1")
-    question = QuestionOutput(
-        text=bank_question.text,
-        question_type=bank_question.type,
-        bloom_level=bank_question.bloom_level,
-        reference_answer=bank_question.reference_answer,
-        key_points=list(bank_question.rubric),
-    )
+    question = as_question_output(bank_question)
     evaluator = Evaluator(offline_engine())
     half = ". ".join(bank_question.reference_answer.split(". ")[:2]) + "."
     partial, _ = await evaluator.verdict(agents.grading_request(topic, question, half))

@@ -19,14 +19,18 @@ def draw_question(kb: KnowledgeBase, request: QuestionRequest) -> QuestionOutput
     fresh = [q for q in topic.questions if q.id not in asked]
     if not fresh:
         return key_point_question(topic, request)
-    chosen = min(fresh, key=lambda q: _preference(q, request))
+    return as_question_output(min(fresh, key=lambda q: _preference(q, request)))
+
+
+def as_question_output(question: Question) -> QuestionOutput:
+    """A bank question as the question generator's output (its rubric is the key points)."""
     return QuestionOutput(
-        text=chosen.text,
-        question_type=chosen.type,
-        bloom_level=chosen.bloom_level,
-        reference_answer=chosen.reference_answer,
-        key_points=list(chosen.rubric),
-        source_id=chosen.id,
+        text=question.text,
+        question_type=question.type,
+        bloom_level=question.bloom_level,
+        reference_answer=question.reference_answer,
+        key_points=list(question.rubric),
+        source_id=question.id,
     )
 
 

@@ -28,10 +28,10 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.types import Command
 
 from tutorgraph.assessment.agents import evaluate_response, grading_request
+from tutorgraph.assessment.bank import as_question_output
 from tutorgraph.assessment.context import AssessmentContext
 from tutorgraph.assessment.graph import AssessmentGraph, compile_graph
 from tutorgraph.assessment.router import HIGH_CONFIDENCE
-from tutorgraph.assessment.schemas import QuestionOutput
 from tutorgraph.assessment.service import pending_interrupt
 from tutorgraph.assessment.state import AssessmentInput
 from tutorgraph.bench.learners import LEARNER_STYLES, LearnerStyle, SimulatedLearner
@@ -256,13 +256,7 @@ async def paraphrase_credit(path: Path) -> ParaphraseResult:
         if found is None:
             raise ValueError(f"{path}: no question {row['question']} in {row['domain']}")
         topic, bank_question = found
-        question = QuestionOutput(
-            text=bank_question.text,
-            question_type=bank_question.type,
-            bloom_level=bank_question.bloom_level,
-            reference_answer=bank_question.reference_answer,
-            key_points=list(bank_question.rubric),
-        )
+        question = as_question_output(bank_question)
         for answer, into in ((row["answer"], confidences), (question.reference_answer, references)):
             output = await evaluate_response(model, evaluator, topic, question, answer)
             into.append(output.confidence)
