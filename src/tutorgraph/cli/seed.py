@@ -11,6 +11,7 @@ from tutorgraph.settings import Settings
 from tutorgraph.store import migrate
 from tutorgraph.store.db import Database
 from tutorgraph.store.models import LearningPath
+from tutorgraph.wording import counted
 
 
 def run_seed(settings: Settings) -> None:
@@ -30,7 +31,7 @@ def run_seed(settings: Settings) -> None:
         console.print(f"no courses found under {settings.content_dir}/ (nothing to seed)")
         return
     console.print(
-        f"seeded {len(report.courses)} course(s): {', '.join(report.courses)} — "
-        f"{report.created} lesson(s) created, {report.updated} updated, "
+        f"seeded {counted(len(report.courses), 'course')}: {', '.join(report.courses)} — "
+        f"{counted(report.created, 'lesson')} created, {report.updated} updated, "
         f"{report.unchanged} unchanged, {report.removed} removed"
     )
