@@ -11,7 +11,7 @@ from datetime import timedelta
 from sqlalchemy.orm import Session
 
 from tutorgraph.errors import AuthenticationError, RateLimitedError
-from tutorgraph.security import create_access_token, verify_password
+from tutorgraph.security import create_access_token, decode_access_token, verify_password
 from tutorgraph.settings import Settings
 from tutorgraph.store import users
 from tutorgraph.store.models import User
@@ -47,3 +47,13 @@ def login(
         raise AuthenticationError("invalid email or password")
     users.clear_login_attempts(session=session, key=keys[0])
     return user, create_access_token(settings, user_id=user.id, role=user.role)
+
+
+def user_for_token(*, session: Session, settings: Settings, token: str) -> User | None:
+    """The active user a valid access token names, or None."""
+    try:
+        user_id = decode_access_token(settings, token)
+    except AuthenticationError:
+        return None
+    user = users.get_user(session=session, user_id=user_id)
+    return user if user is not None and user.is_active else None

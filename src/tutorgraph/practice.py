@@ -3,14 +3,18 @@ mastery tracked. Rounds are stored (QuizSession / QuizQuestion / QuizAnswer) and
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
-from typing import TypeVar
+from datetime import datetime
+from typing import Any, TypeVar
 
+from pydantic import BaseModel
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from tutorgraph.errors import ConflictError, InputError, NotFoundError
-from tutorgraph.grading.evaluator import GradeResult
+from tutorgraph.grading import mastery
+from tutorgraph.grading.evaluator import Evaluator, GradeResult
 from tutorgraph.grading.types import GradingRequest, KnownMisconception
 from tutorgraph.knowledge import get_domain
 from tutorgraph.store.models import QuizAnswer, QuizQuestion, QuizSession, utcnow
@@ -32,6 +36,68 @@ class Progress:
     @property
     def answered(self) -> int:
         return len(self.answers)
+
+
+class QuestionOut(BaseModel):
+    id: int
+    position: int
+    text: str
+    bloom_level: str
+    type: str
+
+
+class AnsweredOut(QuestionOut):
+    answer: str
+    result: dict[str, Any]
+
+
+class RoundOut(BaseModel):
+    id: str
+    domain: str
+    topic: str
+    status: str
+    total: int
+    answered: list[AnsweredOut]
+    current: QuestionOut | None
+    updated_at: datetime
+
+
+def _question(q: Any) -> QuestionOut:
+    return QuestionOut(
+        id=q.id,
+        position=q.position,
+        text=q.text,
+        bloom_level=str(q.payload.get("bloom_level", "")),
+        type=str(q.payload.get("type", "")),
+    )
+
+
+def round_out(progress: Progress) -> RoundOut:
+    answered = [
+        AnsweredOut(
+            **_question(q).model_dump(),
+            answer=progress.answers[q.id].answer,
+            result=progress.answers[q.id].result,
+        )
+        for q in progress.questions
+        if q.id in progress.answers
+    ]
+    current = progress.current
+    return RoundOut(
+        id=progress.session.id,
+        domain=progress.session.domain,
+        topic=progress.session.topic,
+        status=progress.session.status,
+        total=len(progress.questions),
+        answered=answered,
+        current=_question(current) if current is not None else None,
+        updated_at=progress.session.updated_at,
+    )
+
+
+def view_round(*, session: Session, user_id: int, round_id: str) -> RoundOut:
+    """A learner's round as the API and the Practice page show it."""
+    return round_out(load_round(session=session, user_id=user_id, round_id=round_id))
 
 
 def start_round(*, session: Session, user_id: int, domain: str, topic: str) -> QuizSession:
@@ -151,3 +217,48 @@ def save_answer(
     remaining = load_round(session=session, user_id=user_id, round_id=round_id).current
     if remaining is None:
         quiz.status = "completed"
+
+
+async def submit_answer(
+    evaluator: Evaluator, *, session: Session, user_id: int, round_id: str, answer: str
+) -> tuple[GradeResult, Progress]:
+    """Grade the answer to the round's current question, record mastery, store the answer.
+
+    The read transaction ends before grading, so no connection is held while the answer is
+    judged; the answer and the mastery change are then stored in one transaction."""
+
+    def current() -> tuple[int, GradingRequest, float]:
+        try:
+            progress = load_round(session=session, user_id=user_id, round_id=round_id)
+            question, request = grading_request(progress, answer)
+            snapshot = mastery.current_mastery(
+                session=session, user_id=user_id, concept=request.concept or ""
+            )
+            return question.id, request, snapshot.wma
+        finally:
+            session.commit()
+
+    question_id, request, wma = await asyncio.to_thread(current)
+    graded = await evaluator.grade(request, current_mastery=wma)
+
+    def store() -> tuple[GradeResult, Progress]:
+        try:
+            result = evaluator.record(session, request, graded, user_id)
+            save_answer(
+                session=session,
+                user_id=user_id,
+                round_id=round_id,
+                question_id=question_id,
+                answer=answer,
+                result=result,
+            )
+            progress = load_round(session=session, user_id=user_id, round_id=round_id)
+            session.commit()
+        except BaseException:
+            session.rollback()
+            raise
+        return result, progress
+
+    result, progress = await asyncio.to_thread(store)
+    evaluator.publish_completed(request, result, user_id)
+    return result, progress

@@ -122,16 +122,18 @@ async def test_evaluate_updates_mastery_alerts_and_stores_the_event(database: Da
     bus.subscribe(EVALUATION_COMPLETED, lambda event, payload: seen.append(payload))
     evaluator = Evaluator(offline_engine(), bus=bus)
 
-    bad = await evaluator.evaluate(REQUEST, database=database, user_id=user_id)
+    with database.session() as session:
+        bad = await evaluator.evaluate(REQUEST, session=session, user_id=user_id)
     assert bad.mastery is not None and bad.mastery.before.attempts == 0
     assert bad.mastery.after.wma == pytest.approx(0.6 * bad.score)
     assert bad.mastery.after.bkt < bad.mastery.before.bkt  # a wrong answer lowers P(known)
     assert bad.alert_id is not None  # score < 0.4
-    good = await evaluator.evaluate(
-        REQUEST.model_copy(update={"answer": REQUEST.reference_answer}),
-        database=database,
-        user_id=user_id,
-    )
+    with database.session() as session:
+        good = await evaluator.evaluate(
+            REQUEST.model_copy(update={"answer": REQUEST.reference_answer}),
+            session=session,
+            user_id=user_id,
+        )
     assert good.alert_id is None
     assert good.mastery is not None and good.mastery.before == bad.mastery.after
     assert good.mastery.after.wma == pytest.approx(0.4 * bad.mastery.after.wma + 0.6 * good.score)

@@ -1,4 +1,9 @@
-"""Dependency aliases so route signatures read like prose."""
+"""Dependency aliases so route signatures read like prose.
+
+One database session per request (`SessionDep`), committed before the response is sent. A
+session holds a pool connection only while a transaction is open: the user lookup ends its
+read transaction at once, so no request keeps a connection while it waits for a worker thread,
+a password hash or a model."""
 
 from __future__ import annotations
 
@@ -8,8 +13,8 @@ from typing import Annotated
 from fastapi import Depends, Request
 from sqlalchemy.orm import Session
 
+from tutorgraph import auth
 from tutorgraph.errors import AuthenticationError, PermissionDeniedError
-from tutorgraph.security import decode_access_token
 from tutorgraph.settings import Settings
 from tutorgraph.store.db import Database
 from tutorgraph.store.models import User
@@ -34,7 +39,9 @@ def get_session(request: Request) -> Iterator[Session]:
 
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 DatabaseDep = Annotated[Database, Depends(get_database)]
-SessionDep = Annotated[Session, Depends(get_session)]
+# scope="function": the commit happens before the response leaves, so a client that reads
+# right after a write (on this process or another) sees it.
+SessionDep = Annotated[Session, Depends(get_session, scope="function")]
 
 
 def _token_from(request: Request) -> str | None:
@@ -50,12 +57,9 @@ def get_optional_user(request: Request, session: SessionDep, settings: SettingsD
     token = _token_from(request)
     if not token:
         return None
-    try:
-        user_id = decode_access_token(settings, token)
-    except AuthenticationError:
-        return None
-    user = session.get(User, user_id)
-    return user if user is not None and user.is_active else None
+    user = auth.user_for_token(session=session, settings=settings, token=token)
+    session.commit()  # end the lookup's transaction: its connection goes back to the pool
+    return user
 
 
 OptionalUser = Annotated[User | None, Depends(get_optional_user)]

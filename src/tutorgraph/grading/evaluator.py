@@ -31,7 +31,7 @@ from tutorgraph.grading.types import (
     Verdict,
 )
 from tutorgraph.llm import Model
-from tutorgraph.store.db import Database
+from tutorgraph.offload import run_cpu_bound
 from tutorgraph.store.models import EvaluationEvent
 
 log = logging.getLogger(__name__)
@@ -105,7 +105,7 @@ class Evaluator:
                 warnings.append(
                     f"model judge unavailable ({type(exc).__name__}); offline grader used"
                 )
-                verdict = self.offline_grader.grade(request)
+                verdict = await run_cpu_bound(self.offline_grader.grade, request)
         known = {m.id for m in request.misconceptions}
         detected = [m for m in verdict.misconceptions if m in known]
         for found in detect_misconceptions(request.answer, request.misconceptions):
@@ -158,29 +158,33 @@ class Evaluator:
         )
 
     async def evaluate(
-        self, request: GradingRequest, *, database: Database, user_id: int
+        self, request: GradingRequest, *, session: Session, user_id: int
     ) -> GradeResult:
-        """All 8 phases for a learner: mastery read and updated, alert and event stored."""
+        """All 8 phases for a learner: mastery read and updated, alert and event stored.
+
+        `session` is the caller's unit of work; its transaction is ended before grading, so
+        no connection is held while the judge (a model, or the offline grader) works."""
         concept = request.concept
         current = 0.0
         if concept:
-            snapshot = await asyncio.to_thread(self._read_mastery, database, user_id, concept)
+            snapshot = await asyncio.to_thread(
+                _read_then_release, session, user_id=user_id, concept=concept
+            )
             current = snapshot.wma
         result = await self.grade(request, current_mastery=current)
-        return await asyncio.to_thread(self._record, database, request, result, user_id)
-
-    def _read_mastery(
-        self, database: Database, user_id: int, concept: str
-    ) -> mastery.MasterySnapshot:
-        with database.session() as session:
-            return mastery.current_mastery(session=session, user_id=user_id, concept=concept)
-
-    def _record(
-        self, database: Database, request: GradingRequest, result: GradeResult, user_id: int
-    ) -> GradeResult:
-        with database.session() as session:
-            result = self.record(session, request, result, user_id)
+        result = await asyncio.to_thread(self._record_and_commit, session, request, result, user_id)
         self.publish_completed(request, result, user_id)
+        return result
+
+    def _record_and_commit(
+        self, session: Session, request: GradingRequest, result: GradeResult, user_id: int
+    ) -> GradeResult:
+        try:
+            result = self.record(session, request, result, user_id)
+            session.commit()
+        except BaseException:
+            session.rollback()
+            raise
         return result
 
     def publish_completed(self, request: GradingRequest, result: GradeResult, user_id: int) -> None:
@@ -236,3 +240,11 @@ class Evaluator:
             "misconceptions": [m.id for m in result.misconceptions],
             "grader": result.grader,
         }
+
+
+def _read_then_release(session: Session, *, user_id: int, concept: str) -> mastery.MasterySnapshot:
+    """The learner's mastery, with the read transaction ended (its connection released)."""
+    try:
+        return mastery.current_mastery(session=session, user_id=user_id, concept=concept)
+    finally:
+        session.commit()

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ValidationError
 from tutorgraph.errors import OfflineUnsupported, StructuredOutputError
 from tutorgraph.llm._aclosing import closing_stream
 from tutorgraph.llm.types import Finish, Message, SchemaT, StreamEvent, ToolCallEvent, ToolSpec
+from tutorgraph.offload import run_cpu_bound
 
 StructuredHandler: TypeAlias = Callable[
     [type[BaseModel], Sequence[Message], Any], BaseModel | Awaitable[BaseModel]
@@ -57,9 +58,12 @@ class OfflineEngine:
             raise OfflineUnsupported(
                 f"the offline engine has no structured implementation for agent {agent!r}"
             )
-        result = handler(schema, messages, inputs)
-        if inspect.isawaitable(result):
-            result = await result
+        if inspect.iscoroutinefunction(handler):
+            result = await handler(schema, messages, inputs)
+        else:  # deterministic CPU work (grading, planning): off the event loop
+            result = await run_cpu_bound(handler, schema, messages, inputs)
+            if inspect.isawaitable(result):
+                result = await result
         return _as_schema(schema, result, agent=agent)
 
     def stream_chat(

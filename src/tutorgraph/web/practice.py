@@ -8,8 +8,7 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from tutorgraph import practice
-from tutorgraph.api.deps import CurrentUser, DatabaseDep, SessionDep
-from tutorgraph.api.routes.practice import round_out, submit_answer
+from tutorgraph.api.deps import CurrentUser, SessionDep
 from tutorgraph.errors import InputError
 from tutorgraph.grading.evaluator import Evaluator
 from tutorgraph.knowledge import shipped_domains
@@ -22,7 +21,7 @@ router = APIRouter(include_in_schema=False)
 def practice_home(request: Request, session: SessionDep, user: CurrentUser) -> Response:
     remember_user(request, user)
     rounds = [
-        round_out(practice.load_round(session=session, user_id=user.id, round_id=q.id))
+        practice.view_round(session=session, user_id=user.id, round_id=q.id)
         for q in practice.my_rounds(session=session, user_id=user.id)
     ]
     domains = {
@@ -49,7 +48,7 @@ def practice_round(
     round_id: str, request: Request, session: SessionDep, user: CurrentUser
 ) -> Response:
     remember_user(request, user)
-    progress = round_out(practice.load_round(session=session, user_id=user.id, round_id=round_id))
+    progress = practice.view_round(session=session, user_id=user.id, round_id=round_id)
     kb = shipped_domains()[progress.domain]
     last = progress.answered[-1] if progress.answered else None
     return render(
@@ -63,12 +62,12 @@ def practice_round(
 async def practice_answer(
     round_id: str,
     request: Request,
-    database: DatabaseDep,
+    session: SessionDep,
     user: CurrentUser,
     answer: Annotated[str, Form(max_length=10_000)] = "",
 ) -> Response:
     evaluator: Evaluator = request.app.state.evaluator
-    await submit_answer(
-        evaluator, database=database, user_id=user.id, round_id=round_id, answer=answer
+    await practice.submit_answer(
+        evaluator, session=session, user_id=user.id, round_id=round_id, answer=answer
     )
     return RedirectResponse(f"/quiz/{round_id}#result", status_code=303)

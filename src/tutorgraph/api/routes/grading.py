@@ -7,7 +7,7 @@ from datetime import datetime
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field, model_validator
 
-from tutorgraph.api.deps import CurrentUser, DatabaseDep, InstructorUser, SessionDep
+from tutorgraph.api.deps import CurrentUser, InstructorUser, SessionDep
 from tutorgraph.errors import NotFoundError, PermissionDeniedError
 from tutorgraph.grading import alerts, mastery
 from tutorgraph.grading.evaluator import Evaluator, GradeResult
@@ -71,7 +71,7 @@ def grading_request(body: GradeIn) -> GradingRequest:
 
 @router.post("/grade")
 async def grade(
-    body: GradeIn, request: Request, database: DatabaseDep, user: CurrentUser
+    body: GradeIn, request: Request, session: SessionDep, user: CurrentUser
 ) -> GradeResult:
     """Grade one answer: score, rubric, error type, misconceptions, feedback, decision, and the
     learner's mastery before and after (WMA and BKT) when the answer has a concept.
@@ -85,7 +85,7 @@ async def grade(
             "(question_id), not with a reference answer the caller supplies"
         )
     evaluator: Evaluator = request.app.state.evaluator
-    return await evaluator.evaluate(grading_request(body), database=database, user_id=user.id)
+    return await evaluator.evaluate(grading_request(body), session=session, user_id=user.id)
 
 
 class MasteryRow(BaseModel):

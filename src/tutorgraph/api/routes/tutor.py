@@ -13,11 +13,8 @@ from pydantic import BaseModel, Field
 
 from tutorgraph.api.deps import (
     CurrentUser,
-    DatabaseDep,
     SessionDep,
     SettingsDep,
-    get_current_user,
-    get_optional_user,
 )
 from tutorgraph.api.sse import sse_response
 from tutorgraph.errors import InputError
@@ -51,13 +48,6 @@ def get_runtime(request: Request) -> TutorRuntime:
     return runtime
 
 
-def get_learner(request: Request, settings: SettingsDep, database: DatabaseDep) -> User:
-    """The caller, looked up in a short session that is closed before the stream starts."""
-    with database.session() as session:
-        return get_current_user(get_optional_user(request, session, settings))
-
-
-Learner = Annotated[User, Depends(get_learner)]
 RuntimeDep = Annotated[TutorRuntime, Depends(get_runtime)]
 
 
@@ -154,7 +144,7 @@ async def _start(
 async def tutor_chat(
     body: TutorChatIn,
     request: Request,
-    user: Learner,
+    user: CurrentUser,
     runtime: RuntimeDep,
     settings: SettingsDep,
 ) -> StreamingResponse:
@@ -176,7 +166,7 @@ async def tutor_chat(
 async def explore_chat(
     body: ExploreChatIn,
     request: Request,
-    user: Learner,
+    user: CurrentUser,
     runtime: RuntimeDep,
     settings: SettingsDep,
 ) -> StreamingResponse:
