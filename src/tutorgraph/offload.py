@@ -19,6 +19,7 @@ T = TypeVar("T")
 
 CPU_THREADS = max(1, os.cpu_count() or 1)
 HEALTH_THREADS = 2
+COMMIT_THREADS = 8
 
 _limiters: weakref.WeakKeyDictionary[
     asyncio.AbstractEventLoop, dict[str, anyio.CapacityLimiter]

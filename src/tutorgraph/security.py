@@ -11,7 +11,9 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from tutorgraph.errors import AuthenticationError
 from tutorgraph.settings import Settings
 
-_hasher = PasswordHasher()
+# OWASP's argon2id minimum (19 MiB, 2 passes, 1 lane): ~40 ms of one core, so a burst of
+# logins does not take every core. Hashes made with other parameters still verify.
+_hasher = PasswordHasher(time_cost=2, memory_cost=19 * 1024, parallelism=1)
 # A real hash to verify against when the email is unknown, so both paths cost the same.
 _DUMMY_HASH = _hasher.hash("tutorgraph-timing-equaliser")
 

@@ -7,14 +7,16 @@ a password hash or a model."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Annotated
 
+import anyio.to_thread
 from fastapi import Depends, Request
 from sqlalchemy.orm import Session
 
 from tutorgraph import auth
 from tutorgraph.errors import AuthenticationError, PermissionDeniedError
+from tutorgraph.offload import COMMIT_THREADS, thread_limiter
 from tutorgraph.settings import Settings
 from tutorgraph.store.db import Database
 from tutorgraph.store.models import User
@@ -22,19 +24,34 @@ from tutorgraph.store.models import User
 SESSION_COOKIE = "tutorgraph_session"
 
 
-def get_settings(request: Request) -> Settings:
+async def get_settings(request: Request) -> Settings:
     settings: Settings = request.app.state.settings
     return settings
 
 
-def get_database(request: Request) -> Database:
+async def get_database(request: Request) -> Database:
     database: Database = request.app.state.db
     return database
 
 
-def get_session(request: Request) -> Iterator[Session]:
-    with get_database(request).session() as session:
+async def get_session(request: Request) -> AsyncIterator[Session]:
+    """The request's unit of work. It is committed (or rolled back) on worker threads of its
+    own: a request that wrote holds SQLite's write lock until then, so its commit must never
+    queue behind requests that are themselves waiting for that lock."""
+    database: Database = request.app.state.db
+    session = database.sessions()
+    try:
         yield session
+        await _on_commit_thread(session.commit)
+    except BaseException:
+        await _on_commit_thread(session.rollback)
+        raise
+    finally:
+        await _on_commit_thread(session.close)
+
+
+async def _on_commit_thread(step: Callable[[], None]) -> None:
+    await anyio.to_thread.run_sync(step, limiter=thread_limiter("commit", COMMIT_THREADS))
 
 
 SettingsDep = Annotated[Settings, Depends(get_settings)]
@@ -52,20 +69,26 @@ def _token_from(request: Request) -> str | None:
     return request.cookies.get(SESSION_COOKIE)
 
 
-def get_optional_user(request: Request, session: SessionDep, settings: SettingsDep) -> User | None:
+async def get_optional_user(
+    request: Request, session: SessionDep, settings: SettingsDep
+) -> User | None:
     """The caller if a valid bearer token or session cookie came with the request."""
     token = _token_from(request)
     if not token:
         return None
-    user = auth.user_for_token(session=session, settings=settings, token=token)
-    session.commit()  # end the lookup's transaction: its connection goes back to the pool
-    return user
+
+    def lookup() -> User | None:
+        user = auth.user_for_token(session=session, settings=settings, token=token)
+        session.commit()  # end the lookup's transaction: its connection goes back to the pool
+        return user
+
+    return await anyio.to_thread.run_sync(lookup)
 
 
 OptionalUser = Annotated[User | None, Depends(get_optional_user)]
 
 
-def get_current_user(user: OptionalUser) -> User:
+async def get_current_user(user: OptionalUser) -> User:
     if user is None:
         raise AuthenticationError("log in first: send a bearer token or the session cookie")
     return user
@@ -74,8 +97,8 @@ def get_current_user(user: OptionalUser) -> User:
 CurrentUser = Annotated[User, Depends(get_current_user)]
 
 
-def require_role(*roles: str) -> Callable[[User], User]:
-    def dependency(user: CurrentUser) -> User:
+def require_role(*roles: str) -> Callable[[User], Awaitable[User]]:
+    async def dependency(user: CurrentUser) -> User:
         if user.role not in roles:
             raise PermissionDeniedError(f"requires the {' or '.join(roles)} role")
         return user

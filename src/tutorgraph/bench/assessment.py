@@ -35,6 +35,7 @@ from tutorgraph.assessment.router import HIGH_CONFIDENCE
 from tutorgraph.assessment.service import pending_interrupt
 from tutorgraph.assessment.state import AssessmentInput
 from tutorgraph.bench.learners import LEARNER_STYLES, LearnerStyle, SimulatedLearner
+from tutorgraph.bench.metrics import percentile
 from tutorgraph.engines import offline_engine
 from tutorgraph.grading.evaluator import Evaluator
 from tutorgraph.knowledge import TargetLevel, get_domain
@@ -167,11 +168,6 @@ def question_shares(configs: list[ConfigResult]) -> float:
     """Mean over every assessment of questions used / that assessment's maximum."""
     shares = [q / c.max_questions for c in configs for q in c.questions]
     return statistics.fmean(shares) if shares else 0.0
-
-
-def percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))] if ordered else 0.0
 
 
 async def run_assessment_benchmark(

@@ -125,3 +125,9 @@ def auc(labels: Sequence[float] | FloatArray, scores: Sequence[float] | FloatArr
     if n_pos == 0 or n_neg == 0:
         raise ValueError("AUC needs both positive and negative labels")
     return (float(ranks[positive].sum()) - n_pos * (n_pos + 1) / 2.0) / (n_pos * n_neg)
+
+
+def percentile(values: list[float], share: float) -> float:
+    """The nearest-rank value at `share` (0-1) of the sorted values; 0.0 when empty."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))] if ordered else 0.0

@@ -22,7 +22,7 @@ from pathlib import Path
 import httpx
 from sqlalchemy import select
 
-from tutorgraph.cli.seed import run_seed
+from tutorgraph.content.seeding import seed_database
 from tutorgraph.security import create_access_token
 from tutorgraph.settings import Settings
 from tutorgraph.store import migrate, users
@@ -84,7 +84,7 @@ def run_tutor_benchmark(config: TutorBenchConfig) -> TutorBenchResult:
             jwt_secret=BENCH_SECRET,
         )
         migrate.upgrade(settings)
-        run_seed(settings)
+        seed_database(settings)
         token, lesson = _learner(settings)
         fake_port, app_port = _free_port(), _free_port()
         reply = " ".join(f"token{n}" for n in range(config.reply_tokens))

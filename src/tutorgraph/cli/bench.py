@@ -224,6 +224,55 @@ def assessment(
     console.print(f"wrote {out}")
 
 
+@bench_app.command("load")
+def load(
+    clients: Annotated[int, typer.Option(help="Concurrent simulated learners.")] = 200,
+    database_url: Annotated[
+        str | None,
+        typer.Option(
+            help="A PostgreSQL database to load (migrated and seeded by the run; use a "
+            "dedicated one). Without it: a fresh SQLite file, one server process."
+        ),
+    ] = None,
+    servers: Annotated[
+        int | None,
+        typer.Option(help="Server processes side by side (default: 2 on PostgreSQL, 1 on SQLite)."),
+    ] = None,
+    content: Annotated[Path, typer.Option(help="The courses to seed.")] = Path("content"),
+    workdir: Annotated[
+        Path | None, typer.Option(help="Keep the servers' data dir and logs here.")
+    ] = None,
+    out: OutOption = Path("BENCHMARKS.md"),
+) -> None:
+    """Concurrent learners (register, login, grade, practice, tutor chat stream, assessment)
+    against real `tutorgraph serve` processes on loopback; errors, latency percentiles,
+    throughput and `/healthz` latency throughout."""
+    from tutorgraph.bench.load import markdown, run_load_benchmark
+
+    count = servers or (2 if database_url else 1)
+    where = "PostgreSQL" if database_url else "SQLite"
+    with console.status(f"{clients} learners against {count} server(s) on {where}"):
+        result = run_load_benchmark(
+            clients=clients,
+            servers=count,
+            database_url=database_url,
+            content_dir=content,
+            workdir=workdir,
+        )
+    health = sorted(s.seconds for s in result.health)
+    console.print(
+        f"{result.requests} requests, {len(result.errors)} errors, "
+        f"{result.wall_seconds:.1f} s; /healthz p99 "
+        f"{health[min(len(health) - 1, round(0.99 * (len(health) - 1)))] * 1000:.0f} ms",
+        highlight=False,
+    )
+    command = f"tutorgraph bench load --clients {clients}"
+    if database_url:
+        command += f" --database-url postgresql://.../DB --servers {count}"
+    write_section(out, f"load-{result.backend}", markdown([result], command))
+    console.print(f"wrote {out}")
+
+
 @bench_app.command("all")
 def run_all(out: OutOption = Path("BENCHMARKS.md")) -> None:
     """Every benchmark whose data is available (pyBKT side by side when .bench-venv exists)."""

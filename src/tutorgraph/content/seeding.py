@@ -9,6 +9,9 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from tutorgraph.content.manifest import LoadedCourse, LoadedLesson, discover_courses, load_course
+from tutorgraph.content.retrieval import SearchIndexes
+from tutorgraph.settings import Settings
+from tutorgraph.store.db import Database
 from tutorgraph.store.models import LearningPath, Lesson, Module
 
 
@@ -33,6 +36,24 @@ def seed_content(*, session: Session, content_dir: Path) -> SeedReport:
         if (report.created, report.updated, report.removed) != before:
             report.changed_courses.append(course.manifest.slug)
     return report
+
+
+def seed_database(settings: Settings) -> tuple[SeedReport, dict[str, int]]:
+    """Seed the shipped courses into the configured database and (re)build each course's search
+    index; returns the report and the number of indexed chunks per course slug."""
+    database = Database(settings)
+    try:
+        with database.session() as session:
+            report = seed_content(session=session, content_dir=settings.content_dir)
+        indexes = SearchIndexes(settings.index_dir)
+        chunks: dict[str, int] = {}
+        with database.session() as session:
+            for course in session.scalars(select(LearningPath)):
+                index = indexes.course_index(session=session, course=course)
+                chunks[course.slug] = len(index.chunks)
+    finally:
+        database.dispose()
+    return report, chunks
 
 
 def upsert_course(

@@ -38,9 +38,21 @@ def get_user(*, session: Session, user_id: int) -> User | None:
 
 
 def create_user(
-    *, session: Session, email: str, password: str, name: str, role: str = "learner"
+    *,
+    session: Session,
+    email: str,
+    name: str,
+    password: str | None = None,
+    password_hash: str | None = None,
+    role: str = "learner",
 ) -> User:
-    validate_new_account(email=email, password=password, name=name)
+    """Add a user from a password, or from its hash computed beforehand (outside any
+    transaction, so the connection is not held while hashing)."""
+    if password_hash is None:
+        if password is None:
+            raise InputError("password: required")
+        validate_new_account(email=email, password=password, name=name)
+        password_hash = hash_password(password)
     if role not in ROLES:
         raise InputError(f"role: must be one of {', '.join(ROLES)}")
     if get_user_by_email(session=session, email=email) is not None:
@@ -48,7 +60,7 @@ def create_user(
     user = User(
         email=normalize_email(email),
         name=name.strip(),
-        password_hash=hash_password(password),
+        password_hash=password_hash,
         role=role,
     )
     session.add(user)

@@ -10,13 +10,14 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from tutorgraph.api.deps import CurrentUser
 from tutorgraph.api.routes.assessments import MAX_ANSWER, AssessmentsDep
+from tutorgraph.api.unit_of_work import UnitOfWorkRoute
 from tutorgraph.content.rendering import render_markdown
 from tutorgraph.errors import ConflictError
 from tutorgraph.knowledge import STARTING_BLOOM, TARGET_LEVELS, get_domain, shipped_domains
 from tutorgraph.web.knowledge_svg import layout
 from tutorgraph.web.templating import remember_user, render
 
-router = APIRouter(include_in_schema=False)
+router = APIRouter(route_class=UnitOfWorkRoute, include_in_schema=False)
 
 
 @router.get("/assess", response_class=HTMLResponse)

@@ -6,9 +6,10 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
 from tutorgraph.api.deps import OptionalUser
+from tutorgraph.api.unit_of_work import UnitOfWorkRoute
 from tutorgraph.web.templating import render
 
-router = APIRouter(include_in_schema=False)
+router = APIRouter(route_class=UnitOfWorkRoute, include_in_schema=False)
 
 SUGGESTIONS = (
     "What courses can I take?",

@@ -8,11 +8,12 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from tutorgraph.api.deps import CurrentUser, OptionalUser, SessionDep
+from tutorgraph.api.unit_of_work import UnitOfWorkRoute
 from tutorgraph.content.rendering import render_markdown
 from tutorgraph.store import courses
 from tutorgraph.web.templating import remember_user, render
 
-router = APIRouter(include_in_schema=False)
+router = APIRouter(route_class=UnitOfWorkRoute, include_in_schema=False)
 
 SECTIONS = (("my", "My Courses"), ("shared", "Shared with Me"), ("platform", "Platform Courses"))
 

@@ -11,10 +11,11 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from tutorgraph import auth
 from tutorgraph.api.deps import SESSION_COOKIE, OptionalUser, SessionDep, SettingsDep, client_key
 from tutorgraph.api.routes.auth import set_session_cookie
+from tutorgraph.api.unit_of_work import UnitOfWorkRoute
 from tutorgraph.errors import AuthenticationError, InputError, RateLimitedError
 from tutorgraph.web.templating import remember_user, render
 
-router = APIRouter(include_in_schema=False)
+router = APIRouter(route_class=UnitOfWorkRoute, include_in_schema=False)
 
 ABOUT = {
     "learn": "Learn: browse the courses and study a lesson.",
@@ -51,7 +52,7 @@ def login_page(request: Request, user: OptionalUser, next: str | None = None) ->
 
 
 @router.post("/login", response_class=HTMLResponse)
-def login_submit(
+async def login_submit(
     request: Request,
     session: SessionDep,
     settings: SettingsDep,
@@ -60,7 +61,7 @@ def login_submit(
     next: Annotated[str, Form()] = "/",
 ) -> Response:
     try:
-        _, token = auth.login(
+        _, token = await auth.login(
             session=session,
             settings=settings,
             email=email,
@@ -82,7 +83,7 @@ def register_page(request: Request, user: OptionalUser) -> Response:
 
 
 @router.post("/register", response_class=HTMLResponse)
-def register_submit(
+async def register_submit(
     request: Request,
     session: SessionDep,
     email: Annotated[str, Form(max_length=320)],
@@ -90,7 +91,7 @@ def register_submit(
     name: Annotated[str, Form(max_length=200)],
 ) -> Response:
     try:
-        auth.register(session=session, email=email, password=password, name=name)
+        await auth.register(session=session, email=email, password=password, name=name)
     except InputError as exc:
         context = {"email": email, "name": name, "error": exc.message}
         return render(request, "register.html", context, status_code=422)

@@ -9,12 +9,13 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from tutorgraph import practice
 from tutorgraph.api.deps import CurrentUser, SessionDep
+from tutorgraph.api.unit_of_work import UnitOfWorkRoute
 from tutorgraph.errors import InputError
 from tutorgraph.grading.evaluator import Evaluator
 from tutorgraph.knowledge import shipped_domains
 from tutorgraph.web.templating import remember_user, render
 
-router = APIRouter(include_in_schema=False)
+router = APIRouter(route_class=UnitOfWorkRoute, include_in_schema=False)
 
 
 @router.get("/quiz", response_class=HTMLResponse)

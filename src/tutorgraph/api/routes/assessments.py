@@ -9,15 +9,16 @@ from fastapi import APIRouter, Depends, Request, status
 from pydantic import BaseModel, Field
 
 from tutorgraph.api.deps import CurrentUser
+from tutorgraph.api.unit_of_work import UnitOfWorkRoute
 from tutorgraph.assessment.service import AssessmentService, AssessmentSummary, AssessmentView
 from tutorgraph.knowledge import TargetLevel
 
-router = APIRouter(prefix="/assessments", tags=["assessments"])
+router = APIRouter(route_class=UnitOfWorkRoute, prefix="/assessments", tags=["assessments"])
 
 MAX_ANSWER = 10_000
 
 
-def get_assessments(request: Request) -> AssessmentService:
+async def get_assessments(request: Request) -> AssessmentService:
     """One service per app, over the app's database, checkpointer and model."""
     service: AssessmentService | None = getattr(request.app.state, "assessments", None)
     if service is None:

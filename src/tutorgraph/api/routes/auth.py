@@ -7,8 +7,9 @@ from pydantic import BaseModel, Field
 
 from tutorgraph import auth
 from tutorgraph.api.deps import SESSION_COOKIE, CurrentUser, SessionDep, SettingsDep, client_key
+from tutorgraph.api.unit_of_work import UnitOfWorkRoute
 
-router = APIRouter(prefix="/auth", tags=["auth"])
+router = APIRouter(route_class=UnitOfWorkRoute, prefix="/auth", tags=["auth"])
 
 
 class RegisterIn(BaseModel):
@@ -40,18 +41,18 @@ class UserOut(BaseModel):
 
 
 @router.post("/register", status_code=status.HTTP_201_CREATED)
-def register(body: RegisterIn, session: SessionDep) -> RegisterOut:
+async def register(body: RegisterIn, session: SessionDep) -> RegisterOut:
     """Create a learner account. A taken email gets the same answer and changes nothing."""
-    auth.register(session=session, email=body.email, password=body.password, name=body.name)
+    await auth.register(session=session, email=body.email, password=body.password, name=body.name)
     return RegisterOut(email=body.email.strip().lower(), message="Registered; log in to continue.")
 
 
 @router.post("/login")
-def login(
+async def login(
     body: LoginIn, request: Request, response: Response, session: SessionDep, settings: SettingsDep
 ) -> TokenOut:
     """Exchange email and password for a bearer token (also set as an HTTP-only cookie)."""
-    _, token = auth.login(
+    _, token = await auth.login(
         session=session,
         settings=settings,
         email=body.email,

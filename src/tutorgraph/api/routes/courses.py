@@ -8,10 +8,11 @@ from fastapi import APIRouter
 from pydantic import BaseModel
 
 from tutorgraph.api.deps import CurrentUser, OptionalUser, SessionDep
+from tutorgraph.api.unit_of_work import UnitOfWorkRoute
 from tutorgraph.store import courses
 from tutorgraph.store.models import LearningPath
 
-router = APIRouter(prefix="/courses", tags=["courses"])
+router = APIRouter(route_class=UnitOfWorkRoute, prefix="/courses", tags=["courses"])
 
 
 class CourseOut(BaseModel):
@@ -127,7 +128,7 @@ def change_visibility(
     return course_out(course, "my", done)
 
 
-shares_router = APIRouter(prefix="/shares", tags=["courses"])
+shares_router = APIRouter(route_class=UnitOfWorkRoute, prefix="/shares", tags=["courses"])
 
 
 @shares_router.post("/{token}")

@@ -8,13 +8,14 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field, model_validator
 
 from tutorgraph.api.deps import CurrentUser, InstructorUser, SessionDep
+from tutorgraph.api.unit_of_work import UnitOfWorkRoute
 from tutorgraph.errors import NotFoundError, PermissionDeniedError
 from tutorgraph.grading import alerts, mastery
 from tutorgraph.grading.evaluator import Evaluator, GradeResult
 from tutorgraph.grading.types import GradingRequest, KnownMisconception
 from tutorgraph.knowledge import shipped_domains
 
-router = APIRouter(tags=["grading"])
+router = APIRouter(route_class=UnitOfWorkRoute, tags=["grading"])
 
 MAX_TEXT = 10_000
 

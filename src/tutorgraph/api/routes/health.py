@@ -10,10 +10,11 @@ from sqlalchemy import text
 
 from tutorgraph import __version__
 from tutorgraph.api.deps import DatabaseDep, SettingsDep
+from tutorgraph.api.unit_of_work import UnitOfWorkRoute
 from tutorgraph.offload import HEALTH_THREADS, thread_limiter
 from tutorgraph.store.db import Database
 
-router = APIRouter(tags=["health"])
+router = APIRouter(route_class=UnitOfWorkRoute, tags=["health"])
 
 DB_PING_SECONDS = 2.0
 

@@ -9,9 +9,10 @@ from fastapi import APIRouter
 from pydantic import BaseModel
 
 from tutorgraph.api.deps import CurrentUser, OptionalUser, SessionDep
+from tutorgraph.api.unit_of_work import UnitOfWorkRoute
 from tutorgraph.store import courses
 
-router = APIRouter(prefix="/lessons", tags=["lessons"])
+router = APIRouter(route_class=UnitOfWorkRoute, prefix="/lessons", tags=["lessons"])
 
 
 class LessonOut(BaseModel):

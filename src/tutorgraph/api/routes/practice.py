@@ -7,9 +7,10 @@ from pydantic import BaseModel, Field
 
 from tutorgraph import practice
 from tutorgraph.api.deps import CurrentUser, SessionDep
+from tutorgraph.api.unit_of_work import UnitOfWorkRoute
 from tutorgraph.grading.evaluator import Evaluator, GradeResult
 
-router = APIRouter(prefix="/practice", tags=["practice"])
+router = APIRouter(route_class=UnitOfWorkRoute, prefix="/practice", tags=["practice"])
 
 
 class StartIn(BaseModel):

@@ -8,10 +8,11 @@ from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel
 
 from tutorgraph.api.deps import OptionalUser, SessionDep
+from tutorgraph.api.unit_of_work import UnitOfWorkRoute
 from tutorgraph.content.retrieval import SearchHit, SearchIndexes
 from tutorgraph.store import courses
 
-router = APIRouter(tags=["search"])
+router = APIRouter(route_class=UnitOfWorkRoute, tags=["search"])
 
 
 class SearchOut(BaseModel):

@@ -17,6 +17,7 @@ from tutorgraph.api.deps import (
     SettingsDep,
 )
 from tutorgraph.api.sse import sse_response
+from tutorgraph.api.unit_of_work import UnitOfWorkRoute
 from tutorgraph.errors import InputError
 from tutorgraph.llm import Model
 from tutorgraph.store.models import Lesson, User
@@ -36,10 +37,10 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
         await runtime.aclose()
 
 
-router = APIRouter(tags=["tutor"], lifespan=_lifespan)
+router = APIRouter(route_class=UnitOfWorkRoute, tags=["tutor"], lifespan=_lifespan)
 
 
-def get_runtime(request: Request) -> TutorRuntime:
+async def get_runtime(request: Request) -> TutorRuntime:
     state = request.app.state
     runtime: TutorRuntime | None = getattr(state, "tutor_runtime", None)
     if runtime is None:

@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 
 from tutorgraph.api.deps import SESSION_COOKIE, CurrentUser, DatabaseDep
 from tutorgraph.api.sse import payload
+from tutorgraph.api.unit_of_work import UnitOfWorkRoute
 from tutorgraph.errors import AuthenticationError, TutorgraphError
 from tutorgraph.llm import TextDelta
 from tutorgraph.security import decode_access_token
@@ -22,7 +23,7 @@ from tutorgraph.tutor.quiz_grading import QuizOutcome, find_card, grade_choice
 from tutorgraph.tutor.service import TurnRequest, TutorRuntime
 from tutorgraph.tutor.session_graph import build_session_graph, run_turn
 
-router = APIRouter(tags=["tutor"])
+router = APIRouter(route_class=UnitOfWorkRoute, tags=["tutor"])
 
 
 class QuizAnswerIn(BaseModel):
