@@ -267,7 +267,11 @@ async def drive(
     """Run `clients` learners at once; return their samples, the health samples, wall time."""
     rng = random.Random(seed)
     run_id = f"{seed}-{int(time.time())}"
-    limits = httpx.Limits(max_connections=clients * 2 + 10, max_keepalive_connections=clients)
+    # Idle connections are dropped before the server's 5 s keep-alive closes them, so a
+    # request never races the server's close on a reused connection.
+    limits = httpx.Limits(
+        max_connections=clients * 2 + 10, max_keepalive_connections=clients, keepalive_expiry=2.0
+    )
     health: list[Sample] = []
     stop = asyncio.Event()
     async with (

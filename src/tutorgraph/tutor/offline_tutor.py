@@ -26,6 +26,7 @@ from tutorgraph.llm import (
     ToolCallEvent,
     ToolSpec,
 )
+from tutorgraph.offload import run_cpu_bound
 from tutorgraph.tutor import _compose as compose
 from tutorgraph.tutor._text import stem_set
 from tutorgraph.tutor.context import TutorContext
@@ -128,7 +129,8 @@ async def offline_tutor(
 ) -> AsyncIterator[StreamEvent]:
     if not isinstance(inputs, TutorContext):
         raise StructuredOutputError("the offline tutor needs the TutorContext as inputs")
-    step = next_step(inputs, Turn.read(messages), {tool.name for tool in tools})
+    # Composing a reply is CPU work (retrieved passages ranked and stitched): off the loop.
+    step = await run_cpu_bound(next_step, inputs, Turn.read(messages), {t.name for t in tools})
     if isinstance(step, ToolRequest):
         yield TextDelta(delta=step.lead)
         for call in step.calls:
