@@ -15,6 +15,7 @@ from fastapi import Depends, Request
 from sqlalchemy.orm import Session
 
 from tutorgraph import auth
+from tutorgraph.assessment.service import AssessmentService
 from tutorgraph.errors import AuthenticationError, PermissionDeniedError
 from tutorgraph.offload import COMMIT_THREADS, thread_limiter
 from tutorgraph.settings import Settings
@@ -111,3 +112,21 @@ InstructorUser = Annotated[User, Depends(require_role("instructor", "admin"))]
 
 def client_key(request: Request) -> str:
     return request.client.host if request.client else "unknown"
+
+
+async def get_assessments(request: Request) -> AssessmentService:
+    """One service per app, over the app's database, checkpointer and model."""
+    service: AssessmentService | None = getattr(request.app.state, "assessments", None)
+    if service is None:
+        state = request.app.state
+        service = AssessmentService(
+            database=state.db,
+            checkpointer=state.checkpointer,
+            model=state.model,
+            evaluator=state.evaluator,
+        )
+        state.assessments = service
+    return service
+
+
+AssessmentsDep = Annotated[AssessmentService, Depends(get_assessments)]

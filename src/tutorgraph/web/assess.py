@@ -8,8 +8,8 @@ from typing import Annotated
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from tutorgraph.api.deps import CurrentUser
-from tutorgraph.api.routes.assessments import MAX_ANSWER, AssessmentsDep
+from tutorgraph.api.deps import AssessmentsDep, CurrentUser
+from tutorgraph.api.routes.assessments import MAX_ANSWER
 from tutorgraph.api.unit_of_work import UnitOfWorkRoute
 from tutorgraph.content.rendering import render_markdown
 from tutorgraph.errors import ConflictError

@@ -3,37 +3,17 @@ Only the owner sees an assessment; to anyone else it answers 404."""
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from fastapi import APIRouter, Depends, Request, status
+from fastapi import APIRouter, status
 from pydantic import BaseModel, Field
 
-from tutorgraph.api.deps import CurrentUser
+from tutorgraph.api.deps import AssessmentsDep, CurrentUser
 from tutorgraph.api.unit_of_work import UnitOfWorkRoute
-from tutorgraph.assessment.service import AssessmentService, AssessmentSummary, AssessmentView
+from tutorgraph.assessment.service import AssessmentSummary, AssessmentView
 from tutorgraph.knowledge import TargetLevel
 
 router = APIRouter(route_class=UnitOfWorkRoute, prefix="/assessments", tags=["assessments"])
 
 MAX_ANSWER = 10_000
-
-
-async def get_assessments(request: Request) -> AssessmentService:
-    """One service per app, over the app's database, checkpointer and model."""
-    service: AssessmentService | None = getattr(request.app.state, "assessments", None)
-    if service is None:
-        state = request.app.state
-        service = AssessmentService(
-            database=state.db,
-            checkpointer=state.checkpointer,
-            model=state.model,
-            evaluator=state.evaluator,
-        )
-        state.assessments = service
-    return service
-
-
-AssessmentsDep = Annotated[AssessmentService, Depends(get_assessments)]
 
 
 class StartIn(BaseModel):
