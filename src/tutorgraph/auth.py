@@ -1,7 +1,27 @@
-"""Registering and logging in: the rules shared by the API and the web pages.
+"""Registering, logging in and out, changing passwords, and resolving a token to its user: the
+rules shared by the API and the web pages.
 
 Errors never reveal whether an email exists: registering a taken email answers like a success
-(no account is changed), and a failed login always says "invalid email or password"."""
+(no account is changed, and the password is hashed anyway so both take as long), and a failed
+login always says "invalid email or password".
+
+Login rate limit. Only failures count, in a sliding window of `login_failure_window_minutes`,
+under two keys with separate thresholds (all kept in the database, so every server process
+counts the same):
+
+- failures against one account from one client IP (`login_failures_per_account_per_ip`, small):
+  stops guessing one person's password, and locks out only that IP for that account, so
+  nobody can lock another person out by typing their email: the owner, from any other IP, still
+  logs in;
+- failures from one client IP across all accounts (`login_failures_per_ip`, generous): stops
+  one IP from spraying guesses over many accounts, while a classroom behind one NAT, whose
+  logins mostly succeed, never reaches it.
+
+A successful login clears that account's failures from that IP (not the IP's total, or one
+valid account would let an attacker reset it). Guessing one account from many IPs is not
+limited per account, because that limit is exactly what would let anyone lock a victim out;
+argon2 and the password policy (no common passwords) are the defence there. Registration is
+limited to `registrations_per_hour_per_ip` per client IP."""
 
 from __future__ import annotations
 
@@ -10,50 +30,123 @@ from datetime import timedelta
 
 from sqlalchemy.orm import Session
 
-from tutorgraph.errors import AuthenticationError, RateLimitedError
-from tutorgraph.security import create_access_token, decode_access_token, verify_password
+from tutorgraph.errors import AuthenticationError, InputError, RateLimitedError
+from tutorgraph.security import (
+    create_access_token,
+    decode_access_token,
+    hash_password,
+    verify_password,
+)
 from tutorgraph.settings import Settings
 from tutorgraph.store import users
 from tutorgraph.store.models import User
 
 log = logging.getLogger(__name__)
-LOGIN_WINDOW = timedelta(minutes=1)
+REGISTRATION_WINDOW = timedelta(hours=1)
 
 
-def register(*, session: Session, email: str, password: str, name: str) -> User | None:
+def register(
+    *, session: Session, settings: Settings, email: str, password: str, name: str, client: str
+) -> User | None:
     """Create a learner account; returns None (and changes nothing) when the email is taken."""
     users.validate_new_account(email=email, password=password, name=name)
+    key = f"register:ip:{client}"
+    limit = settings.limits.registrations_per_hour_per_ip
+    if users.count_recent_attempts(session=session, key=key, window=REGISTRATION_WINDOW) >= limit:
+        raise RateLimitedError("too many registrations from your network; try again in an hour")
+    users.record_login_attempt(session=session, key=key)
+    session.commit()  # counts even if creating the account fails
     if users.get_user_by_email(session=session, email=email) is not None:
+        hash_password(password)  # as slow as creating the account, so timing tells nothing
         log.info("registration for an existing email ignored")
         return None
     return users.create_user(session=session, email=email, password=password, name=name)
 
 
+def _failure_keys(*, email: str, client: str) -> tuple[str, str]:
+    return f"fail:account:{users.normalize_email(email)}:ip:{client}", f"fail:ip:{client}"
+
+
 def login(
     *, session: Session, settings: Settings, email: str, password: str, client: str
 ) -> tuple[User, str]:
-    """Check credentials under a per-email and per-client rate limit; return user and token."""
-    keys = (f"email:{users.normalize_email(email)}", f"client:{client}")
-    limit = settings.limits.login_attempts_per_minute
-    for key in keys:
-        if users.count_recent_attempts(session=session, key=key, window=LOGIN_WINDOW) >= limit:
-            raise RateLimitedError("too many login attempts; wait a minute and try again")
-    for key in keys:
-        users.record_login_attempt(session=session, key=key)
-    session.commit()  # the attempt must count even when this login fails
+    """Check credentials under the failure limits above; return the user and a token."""
+    limits = settings.limits
+    window = timedelta(minutes=limits.login_failure_window_minutes)
+    account_key, ip_key = _failure_keys(email=email, client=client)
+    for key, limit in (
+        (account_key, limits.login_failures_per_account_per_ip),
+        (ip_key, limits.login_failures_per_ip),
+    ):
+        if users.count_recent_attempts(session=session, key=key, window=window) >= limit:
+            minutes = limits.login_failure_window_minutes
+            raise RateLimitedError(f"too many failed logins; wait {minutes} minutes and try again")
     user = users.get_user_by_email(session=session, email=email)
     valid = verify_password(user.password_hash if user else None, password)
     if user is None or not valid or not user.is_active:
+        for key in (account_key, ip_key):
+            users.record_login_attempt(session=session, key=key)
+        session.commit()
         raise AuthenticationError("invalid email or password")
-    users.clear_login_attempts(session=session, key=keys[0])
-    return user, create_access_token(settings, user_id=user.id, role=user.role)
+    users.clear_login_attempts(session=session, key=account_key)
+    return user, _token_for(settings, user)
+
+
+def _token_for(settings: Settings, user: User) -> str:
+    return create_access_token(
+        settings, user_id=user.id, role=user.role, token_version=user.token_version
+    )
 
 
 def user_for_token(*, session: Session, settings: Settings, token: str) -> User | None:
-    """The active user a valid access token names, or None."""
+    """The active user a token names, if its signature is valid, it has not expired, it was
+    not logged out, and no password change came after it; otherwise None."""
     try:
-        user_id = decode_access_token(settings, token)
+        claims = decode_access_token(settings, token)
     except AuthenticationError:
         return None
+    user = users.get_user(session=session, user_id=claims.user_id)
+    if user is None or not user.is_active or user.token_version != claims.token_version:
+        return None
+    if users.is_token_revoked(session=session, token_id=claims.token_id):
+        return None
+    return user
+
+
+def logout(*, session: Session, settings: Settings, token: str | None) -> None:
+    """Revoke the token (if it is a valid one) so a copy of it stops working too."""
+    if not token:
+        return
+    try:
+        claims = decode_access_token(settings, token)
+    except AuthenticationError:
+        return
+    users.revoke_token(session=session, token_id=claims.token_id, expires_at=claims.expires_at)
+
+
+def change_password(
+    *,
+    session: Session,
+    settings: Settings,
+    user_id: int,
+    current_password: str,
+    new_password: str,
+    client: str,
+) -> str:
+    """Replace the password after checking the current one; every earlier token of the user
+    stops working. Returns a fresh token for the caller. Wrong current passwords count as
+    failed logins of that account from that client."""
     user = users.get_user(session=session, user_id=user_id)
-    return user if user is not None and user.is_active else None
+    if user is None:
+        raise AuthenticationError("log in first")
+    window = timedelta(minutes=settings.limits.login_failure_window_minutes)
+    account_key, _ = _failure_keys(email=user.email, client=client)
+    limit = settings.limits.login_failures_per_account_per_ip
+    if users.count_recent_attempts(session=session, key=account_key, window=window) >= limit:
+        raise RateLimitedError("too many wrong passwords; wait and try again")
+    if not verify_password(user.password_hash, current_password):
+        users.record_login_attempt(session=session, key=account_key)
+        session.commit()
+        raise InputError("current_password: that is not your current password")
+    users.set_password(session=session, user=user, password=new_password)
+    return _token_for(settings, user)

@@ -14,12 +14,11 @@ from fastapi import Depends, Request
 from sqlalchemy.orm import Session
 
 from tutorgraph import auth
+from tutorgraph.api.cookies import SESSION_COOKIE as SESSION_COOKIE  # re-exported
 from tutorgraph.errors import AuthenticationError, PermissionDeniedError
 from tutorgraph.settings import Settings
 from tutorgraph.store.db import Database
 from tutorgraph.store.models import User
-
-SESSION_COOKIE = "tutorgraph_session"
 
 
 def get_settings(request: Request) -> Settings:
@@ -44,7 +43,8 @@ DatabaseDep = Annotated[Database, Depends(get_database)]
 SessionDep = Annotated[Session, Depends(get_session, scope="function")]
 
 
-def _token_from(request: Request) -> str | None:
+def request_token(request: Request) -> str | None:
+    """The access token of the request: the bearer header, else the session cookie."""
     header = request.headers.get("authorization", "")
     scheme, _, value = header.partition(" ")
     if scheme.lower() == "bearer" and value:
@@ -54,7 +54,7 @@ def _token_from(request: Request) -> str | None:
 
 def get_optional_user(request: Request, session: SessionDep, settings: SettingsDep) -> User | None:
     """The caller if a valid bearer token or session cookie came with the request."""
-    token = _token_from(request)
+    token = request_token(request)
     if not token:
         return None
     user = auth.user_for_token(session=session, settings=settings, token=token)
