@@ -81,13 +81,17 @@ def login(
         if users.count_recent_attempts(session=session, key=key, window=window) >= limit:
             minutes = limits.login_failure_window_minutes
             raise RateLimitedError(f"too many failed logins; wait {minutes} minutes and try again")
+    # Counted as a failure before the check and forgotten if it succeeds, so that guesses sent
+    # in parallel cannot all pass the limit before any of them is recorded.
+    pending = [
+        users.record_login_attempt(session=session, key=key) for key in (account_key, ip_key)
+    ]
+    session.commit()
     user = users.get_user_by_email(session=session, email=email)
     valid = verify_password(user.password_hash if user else None, password)
     if user is None or not valid or not user.is_active:
-        for key in (account_key, ip_key):
-            users.record_login_attempt(session=session, key=key)
-        session.commit()
         raise AuthenticationError("invalid email or password")
+    users.forget_login_attempts(session=session, ids=pending)
     users.clear_login_attempts(session=session, key=account_key)
     return user, _token_for(settings, user)
 

@@ -82,9 +82,16 @@ def is_token_revoked(*, session: Session, token_id: str) -> bool:
     return session.get(RevokedToken, token_id) is not None
 
 
-def record_login_attempt(*, session: Session, key: str) -> None:
-    session.add(LoginAttempt(key=key))
+def record_login_attempt(*, session: Session, key: str) -> int:
+    """Count one attempt under `key`; returns its id (see `forget_login_attempts`)."""
+    attempt = LoginAttempt(key=key)
+    session.add(attempt)
     session.flush()
+    return attempt.id
+
+
+def forget_login_attempts(*, session: Session, ids: list[int]) -> None:
+    session.execute(delete(LoginAttempt).where(LoginAttempt.id.in_(ids)))
 
 
 def count_recent_attempts(*, session: Session, key: str, window: timedelta) -> int:
