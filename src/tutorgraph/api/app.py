@@ -85,7 +85,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(api)
     app.include_router(health.router)
     if settings.api_docs_public:
-        install_api_docs(app)  # before the pages' catch-all /{section} and the /static mount
+        install_api_docs(app)  # before the pages' catch-all /{section}
     app.include_router(learn.router)
     app.include_router(practice_pages.router)
     app.include_router(assess.router)

@@ -1,15 +1,13 @@
-"""Interactive API docs at /docs, served from the `swagger-ui-bundle` package's files so they work
-offline and under the site's Content-Security-Policy (no CDN, no inline script). /docs and
-/openapi.json exist only when `settings.api_docs_public`; otherwise both answer 404."""
+"""Interactive API docs at /docs, from Swagger UI files vendored under static/vendor/swagger-ui so
+they work offline and under the site's Content-Security-Policy (no CDN, no inline script). /docs
+and /openapi.json exist only when `settings.api_docs_public`; otherwise both answer 404."""
 
 from __future__ import annotations
 
 from fastapi import FastAPI
 from fastapi.responses import HTMLResponse
-from fastapi.staticfiles import StaticFiles
-from swagger_ui_bundle import swagger_ui_path  # type: ignore[import-untyped]
 
-ASSETS = "/static/swagger-ui"
+ASSETS = "/static/vendor/swagger-ui"
 OPENAPI_URL = "/openapi.json"
 
 _PAGE = f"""<!doctype html>
@@ -30,8 +28,7 @@ _PAGE = f"""<!doctype html>
 
 
 def install_api_docs(app: FastAPI) -> None:
-    """Serve /docs and its assets (the app must be created with `openapi_url=OPENAPI_URL`)."""
-    app.mount(ASSETS, StaticFiles(directory=str(swagger_ui_path)), name="swagger-ui")
+    """Serve /docs (the app must be created with `openapi_url=OPENAPI_URL`)."""
 
     @app.get("/docs", include_in_schema=False)
     def swagger_ui() -> HTMLResponse:
