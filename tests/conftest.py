@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, text
 
@@ -49,6 +50,7 @@ def make_settings(tmp_path: Path, backend: str = "sqlite", **overrides: object) 
     values: dict[str, object] = {
         "environment": "test",
         "jwt_secret": TEST_SECRET,
+        "api_docs": True,  # tests read the OpenAPI document; exposure has its own tests
         "data_dir": tmp_path / "data",
         "content_dir": tmp_path / "content",
     }
@@ -95,6 +97,14 @@ def client(settings: Settings) -> Iterator[TestClient]:
     migrate.upgrade(settings)
     with TestClient(create_app(settings)) as test_client:
         yield test_client
+
+
+def csrf_token(client: TestClient) -> str:
+    """The CSRF token a page gives this client's browser (forms post it as `csrf_token`)."""
+    response = client.get("/", headers={"accept": "text/html"})
+    meta = BeautifulSoup(response.text, "html.parser").find("meta", attrs={"name": "csrf-token"})
+    assert meta is not None, response.text
+    return str(meta["content"])
 
 
 def register_and_login(

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from tutorgraph.errors import ConfigurationError
-from tutorgraph.settings import DEFAULT_JWT_SECRET, load_settings
+from tutorgraph.settings import load_settings
 
 
 def test_defaults_are_offline_sqlite_in_the_data_dir(tmp_path: Path) -> None:
@@ -39,7 +39,9 @@ def test_yaml_file_then_environment_override(
 
 def test_dotenv_supplies_secrets(tmp_path: Path) -> None:
     (tmp_path / ".env").write_text("TUTORGRAPH_JWT_SECRET=a-secret-from-dotenv-file-0123456789\n")
-    assert load_settings().jwt_secret.get_secret_value() == "a-secret-from-dotenv-file-0123456789"
+    secret = load_settings().jwt_secret
+    assert secret is not None
+    assert secret.get_secret_value() == "a-secret-from-dotenv-file-0123456789"
 
 
 def test_bad_value_fails_with_one_line_naming_the_setting(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -50,7 +52,7 @@ def test_bad_value_fails_with_one_line_naming_the_setting(monkeypatch: pytest.Mo
     assert "\n" not in info.value.message
 
 
-def test_default_jwt_secret_refused_outside_development(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_jwt_secret_required_outside_development(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TUTORGRAPH_ENVIRONMENT", "production")
     with pytest.raises(ConfigurationError, match="TUTORGRAPH_JWT_SECRET"):
         load_settings()
@@ -58,7 +60,7 @@ def test_default_jwt_secret_refused_outside_development(monkeypatch: pytest.Monk
     assert load_settings().environment == "production"
     monkeypatch.setenv("TUTORGRAPH_ENVIRONMENT", "development")
     monkeypatch.delenv("TUTORGRAPH_JWT_SECRET")
-    assert load_settings().jwt_secret.get_secret_value() == DEFAULT_JWT_SECRET
+    assert load_settings().jwt_secret is None  # development makes one in the data dir
 
 
 def test_secret_values_never_appear_in_errors(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -17,8 +17,9 @@ from pydantic_settings import (
 
 from tutorgraph.errors import ConfigurationError
 
-DEFAULT_JWT_SECRET = "change-me-this-secret-is-for-development-only"
 SETTINGS_FILE_ENV = "TUTORGRAPH_SETTINGS_FILE"
+# Signing secrets once written in this repository: public, so never accepted.
+PUBLISHED_JWT_SECRETS = frozenset({"change-me-this-secret-is-for-development-only"})
 
 Environment = Literal["development", "test", "production"]
 
@@ -55,7 +56,11 @@ class SearchSettings(BaseModel):
 class LimitSettings(BaseModel):
     """Usage limits that protect the server."""
 
-    login_attempts_per_minute: int = Field(default=10, ge=1)
+    # Failed logins count in a sliding window (at most an hour: older attempts are pruned).
+    login_failure_window_minutes: int = Field(default=15, ge=1, le=60)
+    login_failures_per_account_per_ip: int = Field(default=10, ge=1)
+    login_failures_per_ip: int = Field(default=100, ge=1)
+    registrations_per_hour_per_ip: int = Field(default=20, ge=1)
     max_upload_bytes: int = Field(default=20 * 1024 * 1024, ge=1024)
     max_message_chars: int = Field(default=8000, ge=100)
     max_answer_chars: int = Field(default=10000, ge=100)
@@ -78,9 +83,13 @@ class Settings(BaseSettings):
     content_dir: Path = Path("content")
     database_url: str | None = None
     checkpoint_url: str | None = None
-    jwt_secret: SecretStr = SecretStr(DEFAULT_JWT_SECRET)
+    # None: development signs with a random secret kept in `data_dir/jwt_secret`.
+    jwt_secret: SecretStr | None = None
     access_token_minutes: int = Field(default=60 * 24, ge=1)
-    secure_cookies: bool = False
+    # None: derived from the environment (Secure cookies and HSTS in production).
+    secure_cookies: bool | None = None
+    # None: /docs and /openapi.json are served in development only.
+    api_docs: bool | None = None
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     llm: LLMSettings = LLMSettings()
     search: SearchSettings = SearchSettings()
@@ -101,15 +110,32 @@ class Settings(BaseSettings):
 
     @model_validator(mode="after")
     def _refuse_insecure_defaults(self) -> Settings:
-        secret = self.jwt_secret.get_secret_value()
-        if self.environment != "development" and secret == DEFAULT_JWT_SECRET:
-            raise ValueError(
-                "jwt_secret: the default secret is only allowed when environment=development; "
-                "set TUTORGRAPH_JWT_SECRET"
-            )
-        if len(secret) < 32:
+        if self.jwt_secret is None:
+            if self.environment != "development":
+                raise ValueError(
+                    "jwt_secret: required when environment is not development; "
+                    "set TUTORGRAPH_JWT_SECRET"
+                )
+            return self
+        if self.jwt_secret.get_secret_value() in PUBLISHED_JWT_SECRETS:
+            raise ValueError("jwt_secret: this secret is published in the source; make a new one")
+        if len(self.jwt_secret.get_secret_value()) < 32:
             raise ValueError("jwt_secret: must be at least 32 characters (HS256 needs 256 bits)")
         return self
+
+    @property
+    def cookies_secure(self) -> bool:
+        """Whether cookies carry `Secure` (and responses HSTS): on in production unless set."""
+        if self.secure_cookies is not None:
+            return self.secure_cookies
+        return self.environment == "production"
+
+    @property
+    def api_docs_public(self) -> bool:
+        """Whether /docs and /openapi.json are served: in development unless set."""
+        if self.api_docs is not None:
+            return self.api_docs
+        return self.environment == "development"
 
     @property
     def sqlalchemy_url(self) -> str:

@@ -4,7 +4,7 @@ import pytest
 from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 
-from tests.conftest import register_and_login
+from tests.conftest import csrf_token, register_and_login
 from tests.store.test_conformance import write_course
 from tutorgraph.cli.seed import run_seed
 from tutorgraph.settings import Settings
@@ -55,7 +55,9 @@ def test_mark_complete_shows_on_the_course_page(seeded: TestClient) -> None:
     token = headers["Authorization"].split()[1]
     seeded.cookies.set("tutorgraph_session", token)
     response = seeded.post(
-        "/learn/demo/attn/progress", data={"completed": "true"}, follow_redirects=False
+        "/learn/demo/attn/progress",
+        data={"completed": "true", "csrf_token": csrf_token(seeded)},
+        follow_redirects=False,
     )
     assert response.status_code == 303
     page = soup(seeded, "/learn/demo")

@@ -3,6 +3,7 @@ from __future__ import annotations
 from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 
+from tests.conftest import csrf_token
 from tutorgraph.web.templating import inline_code
 
 HTML = {"accept": "text/html"}
@@ -27,21 +28,33 @@ def test_home_has_the_navigation_and_an_empty_state(client: TestClient) -> None:
 def test_register_then_login_in_the_browser_flow(client: TestClient) -> None:
     form = page(client, "/register").find("form")
     assert form is not None and {i["name"] for i in form.find_all("input")} == {
+        "csrf_token",
         "name",
         "email",
         "password",
     }
+    token = csrf_token(client)
     for field in ("name", "email", "password"):
         assert form.find("label", attrs={"for": field}) is not None
     response = client.post(
         "/register",
-        data={"name": "Grace", "email": "grace@example.org", "password": "cobol forever"},
+        data={
+            "name": "Grace",
+            "email": "grace@example.org",
+            "password": "cobol forever",
+            "csrf_token": token,
+        },
         follow_redirects=False,
     )
     assert response.status_code == 303 and response.headers["location"] == "/login?registered=1"
     response = client.post(
         "/login",
-        data={"email": "grace@example.org", "password": "cobol forever", "next": "/"},
+        data={
+            "email": "grace@example.org",
+            "password": "cobol forever",
+            "next": "/",
+            "csrf_token": token,
+        },
         follow_redirects=False,
     )
     assert response.status_code == 303
@@ -51,7 +64,13 @@ def test_register_then_login_in_the_browser_flow(client: TestClient) -> None:
 
 def test_failed_login_shows_a_message_and_keeps_the_email(client: TestClient) -> None:
     response = client.post(
-        "/login", data={"email": "who@example.org", "password": "nope nope"}, headers=HTML
+        "/login",
+        data={
+            "email": "who@example.org",
+            "password": "nope nope",
+            "csrf_token": csrf_token(client),
+        },
+        headers=HTML,
     )
     assert response.status_code == 401
     soup = BeautifulSoup(response.text, "html.parser")
@@ -60,13 +79,24 @@ def test_failed_login_shows_a_message_and_keeps_the_email(client: TestClient) ->
 
 
 def test_login_never_redirects_off_site(client: TestClient) -> None:
+    token = csrf_token(client)
     client.post(
         "/register",
-        data={"name": "Eve", "email": "eve@example.org", "password": "long enough"},
+        data={
+            "name": "Eve",
+            "email": "eve@example.org",
+            "password": "long enough",
+            "csrf_token": token,
+        },
     )
     response = client.post(
         "/login",
-        data={"email": "eve@example.org", "password": "long enough", "next": "//evil.example"},
+        data={
+            "email": "eve@example.org",
+            "password": "long enough",
+            "next": "//evil.example",
+            "csrf_token": token,
+        },
         follow_redirects=False,
     )
     assert response.headers["location"] == "/"

@@ -6,10 +6,12 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from fastapi import APIRouter, FastAPI
+from fastapi import APIRouter, Depends, FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from tutorgraph import __version__
+from tutorgraph.api.csrf import verify_csrf
+from tutorgraph.api.docs import OPENAPI_URL, install_api_docs
 from tutorgraph.api.problems import install_exception_handlers
 from tutorgraph.api.routes import (
     assessments,
@@ -23,6 +25,7 @@ from tutorgraph.api.routes import (
     tutor,
     tutor_live,
 )
+from tutorgraph.api.security_headers import SecurityHeadersMiddleware
 from tutorgraph.content.retrieval import SearchIndexes
 from tutorgraph.engines import build_engine
 from tutorgraph.grading.evaluator import Evaluator
@@ -56,7 +59,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         version=__version__,
         description="Adaptive learning platform API. Authenticate with `POST /api/v1/auth/login`.",
         lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,  # ReDoc loads from a CDN; /docs is served offline instead
+        openapi_url=OPENAPI_URL if settings.api_docs_public else None,
+        dependencies=[Depends(verify_csrf)],
     )
+    app.add_middleware(SecurityHeadersMiddleware, hsts=settings.cookies_secure)
     app.state.settings = settings
     app.state.db = database
     app.state.search = SearchIndexes(settings.index_dir)
@@ -76,6 +84,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     api.include_router(assessments.router)
     app.include_router(api)
     app.include_router(health.router)
+    if settings.api_docs_public:
+        install_api_docs(app)  # before the pages' catch-all /{section}
     app.include_router(learn.router)
     app.include_router(practice_pages.router)
     app.include_router(assess.router)

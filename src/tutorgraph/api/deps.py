@@ -15,14 +15,13 @@ from fastapi import Depends, Request
 from sqlalchemy.orm import Session
 
 from tutorgraph import auth
+from tutorgraph.api.cookies import SESSION_COOKIE as SESSION_COOKIE  # re-exported
 from tutorgraph.assessment.service import AssessmentService
 from tutorgraph.errors import AuthenticationError, PermissionDeniedError
 from tutorgraph.offload import COMMIT_THREADS, thread_limiter
 from tutorgraph.settings import Settings
 from tutorgraph.store.db import Database
 from tutorgraph.store.models import User
-
-SESSION_COOKIE = "tutorgraph_session"
 
 
 async def get_settings(request: Request) -> Settings:
@@ -62,7 +61,8 @@ DatabaseDep = Annotated[Database, Depends(get_database)]
 SessionDep = Annotated[Session, Depends(get_session, scope="function")]
 
 
-def _token_from(request: Request) -> str | None:
+def request_token(request: Request) -> str | None:
+    """The access token of the request: the bearer header, else the session cookie."""
     header = request.headers.get("authorization", "")
     scheme, _, value = header.partition(" ")
     if scheme.lower() == "bearer" and value:
@@ -74,7 +74,7 @@ async def get_optional_user(
     request: Request, session: SessionDep, settings: SettingsDep
 ) -> User | None:
     """The caller if a valid bearer token or session cookie came with the request."""
-    token = _token_from(request)
+    token = request_token(request)
     if not token:
         return None
 

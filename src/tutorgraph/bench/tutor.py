@@ -111,13 +111,19 @@ def _learner(settings: Settings) -> tuple[str, int]:
     try:
         with database.session() as session:
             user = users.create_user(
-                session=session, email="bench@example.org", password="benchmark-pw", name="Bench"
+                session=session,
+                email="bench@example.org",
+                password="load-test passphrase",
+                name="Bench",
             )
             lesson = session.scalar(select(Lesson.id).where(Lesson.slug == "self-attention"))
             if lesson is None:
                 lesson = session.scalar(select(Lesson.id).order_by(Lesson.id))
             assert lesson is not None, "the content directory has no lessons"
-            return create_access_token(settings, user_id=user.id, role=user.role), lesson
+            token = create_access_token(
+                settings, user_id=user.id, role=user.role, token_version=user.token_version
+            )
+            return token, lesson
     finally:
         database.dispose()
 

@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from tutorgraph.cli._console import console
+from tutorgraph.errors import NotFoundError
 from tutorgraph.settings import load_settings
 from tutorgraph.store import migrate, users
 from tutorgraph.store.db import Database
@@ -35,5 +36,28 @@ def create(
                 session=session, email=email, password=password, name=name, role=role
             )
             console.print(f"created {user.role} [bold]{user.email}[/] (id {user.id})")
+    finally:
+        database.dispose()
+
+
+@users_app.command("set-password")
+def set_password(
+    email: Annotated[str, typer.Option(help="Login email of the account.")],
+    password: Annotated[
+        str,
+        typer.Option(prompt=True, hide_input=True, confirmation_prompt=True, help="New password."),
+    ] = "",
+) -> None:
+    """Set a user's password (prompted for unless given); every session of theirs ends."""
+    settings = load_settings()
+    migrate.require_current(settings)
+    database = Database(settings)
+    try:
+        with database.session() as session:
+            user = users.get_user_by_email(session=session, email=email)
+            if user is None:
+                raise NotFoundError(f"no user with the email {email}")
+            users.set_password(session=session, user=user, password=password)
+            console.print(f"password set for [bold]{user.email}[/]; their sessions have ended")
     finally:
         database.dispose()

@@ -64,10 +64,22 @@ class User(Base):
     role: Mapped[str] = mapped_column(String(20), default="learner")
     is_active: Mapped[bool] = mapped_column(Boolean, default=True)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # Bumped by a password change: tokens issued under an earlier version stop working.
+    token_version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+
+
+class RevokedToken(Base):
+    """An access token logged out before it expired; the row goes once the token expires."""
+
+    __tablename__ = "revoked_tokens"
+
+    token_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    expires_at: Mapped[datetime] = mapped_column(index=True)
 
 
 class LoginAttempt(Base):
-    """One login attempt, kept briefly for rate limiting across API processes."""
+    """One rate-limited event (a failed login, a registration), kept briefly so every API
+    process counts the same attempts."""
 
     __tablename__ = "login_attempts"
     __table_args__ = (Index("ix_login_attempts_key_at", "key", "at"),)

@@ -1,15 +1,20 @@
-"""User accounts and login-attempt bookkeeping."""
+"""User accounts, revoked tokens and rate-limit bookkeeping."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from sqlalchemy import delete, func, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from tutorgraph.errors import ConflictError, InputError
-from tutorgraph.security import MIN_PASSWORD_LENGTH, hash_password
-from tutorgraph.store.models import ROLES, LoginAttempt, User, utcnow
+from tutorgraph.password_policy import check_password
+from tutorgraph.security import hash_password
+from tutorgraph.store.models import ROLES, LoginAttempt, RevokedToken, User, utcnow
+
+# Attempts older than this are deleted: no rate-limit window may be longer.
+ATTEMPT_RETENTION = timedelta(hours=1)
 
 
 def normalize_email(email: str) -> str:
@@ -21,12 +26,9 @@ def validate_new_account(*, email: str, password: str, name: str) -> None:
     local, _, domain = email.partition("@")
     if not local or "." not in domain or len(email) > 320 or " " in email:
         raise InputError("email: enter a valid email address")
-    if len(password) < MIN_PASSWORD_LENGTH:
-        raise InputError(f"password: use at least {MIN_PASSWORD_LENGTH} characters")
-    if len(password) > 1024:
-        raise InputError("password: use at most 1024 characters")
     if not name.strip() or len(name) > 200:
         raise InputError("name: enter a name of 1 to 200 characters")
+    check_password(password=password, email=email)
 
 
 def get_user_by_email(*, session: Session, email: str) -> User | None:
@@ -68,14 +70,53 @@ def create_user(
     return user
 
 
-def record_login_attempt(*, session: Session, key: str) -> None:
-    session.add(LoginAttempt(key=key))
+def set_password(*, session: Session, user: User, password: str) -> None:
+    """Change the password (under the password policy) and revoke every earlier token."""
+    check_password(password=password, email=user.email)
+    set_password_hash(session=session, user=user, password_hash=hash_password(password))
+
+
+def set_password_hash(*, session: Session, user: User, password_hash: str) -> None:
+    """Store a new password's hash (checked and computed beforehand, outside any transaction)
+    and revoke every earlier token."""
+    user.password_hash = password_hash
+    user.token_version += 1
     session.flush()
+
+
+def revoke_token(*, session: Session, token_id: str, expires_at: datetime) -> None:
+    """Deny a token until it expires (then the row is pruned: the signature check refuses it)."""
+    session.execute(delete(RevokedToken).where(RevokedToken.expires_at < utcnow()))
+    if session.get(RevokedToken, token_id) is not None:
+        return
+    try:
+        with session.begin_nested():
+            session.add(RevokedToken(token_id=token_id, expires_at=expires_at))
+    except IntegrityError:
+        pass  # the same token logged out twice at once
+
+
+def is_token_revoked(*, session: Session, token_id: str) -> bool:
+    return session.get(RevokedToken, token_id) is not None
+
+
+def record_login_attempt(*, session: Session, key: str) -> int:
+    """Count one attempt under `key`; returns its id (see `forget_login_attempts`)."""
+    attempt = LoginAttempt(key=key)
+    session.add(attempt)
+    session.flush()
+    return attempt.id
+
+
+def forget_login_attempts(*, session: Session, ids: list[int]) -> None:
+    session.execute(delete(LoginAttempt).where(LoginAttempt.id.in_(ids)))
 
 
 def count_recent_attempts(*, session: Session, key: str, window: timedelta) -> int:
     since = utcnow() - window
-    session.execute(delete(LoginAttempt).where(LoginAttempt.at < utcnow() - timedelta(hours=1)))
+    if window > ATTEMPT_RETENTION:
+        raise ValueError(f"rate-limit windows are at most {ATTEMPT_RETENTION}")
+    session.execute(delete(LoginAttempt).where(LoginAttempt.at < utcnow() - ATTEMPT_RETENTION))
     total = session.scalar(
         select(func.count())
         .select_from(LoginAttempt)

@@ -9,8 +9,8 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from tutorgraph import auth
-from tutorgraph.api.deps import SESSION_COOKIE, OptionalUser, SessionDep, SettingsDep, client_key
-from tutorgraph.api.routes.auth import set_session_cookie
+from tutorgraph.api.cookies import clear_session_cookie, set_session_cookie
+from tutorgraph.api.deps import OptionalUser, SessionDep, SettingsDep, client_key, request_token
 from tutorgraph.api.unit_of_work import UnitOfWorkRoute
 from tutorgraph.errors import AuthenticationError, InputError, RateLimitedError
 from tutorgraph.web.templating import remember_user, render
@@ -72,7 +72,7 @@ async def login_submit(
         context = {"next": _safe_next(next), "email": email, "error": exc.message}
         return render(request, "login.html", context, status_code=exc.status_code)
     response = RedirectResponse(_safe_next(next), status_code=303)
-    set_session_cookie(response, token, settings.secure_cookies, settings.access_token_minutes)
+    set_session_cookie(response, settings=settings, token=token)
     return response
 
 
@@ -86,22 +86,31 @@ def register_page(request: Request, user: OptionalUser) -> Response:
 async def register_submit(
     request: Request,
     session: SessionDep,
+    settings: SettingsDep,
     email: Annotated[str, Form(max_length=320)],
     password: Annotated[str, Form(max_length=1024)],
     name: Annotated[str, Form(max_length=200)],
 ) -> Response:
     try:
-        await auth.register(session=session, email=email, password=password, name=name)
-    except InputError as exc:
+        await auth.register(
+            session=session,
+            settings=settings,
+            email=email,
+            password=password,
+            name=name,
+            client=client_key(request),
+        )
+    except (InputError, RateLimitedError) as exc:
         context = {"email": email, "name": name, "error": exc.message}
-        return render(request, "register.html", context, status_code=422)
+        return render(request, "register.html", context, status_code=exc.status_code)
     return RedirectResponse("/login?registered=1", status_code=303)
 
 
 @router.post("/logout")
-def logout() -> Response:
+def logout(request: Request, session: SessionDep, settings: SettingsDep) -> Response:
+    auth.logout(session=session, settings=settings, token=request_token(request))
     response = RedirectResponse("/", status_code=303)
-    response.delete_cookie(SESSION_COOKIE, path="/")
+    clear_session_cookie(response, settings=settings)
     return response
 
 

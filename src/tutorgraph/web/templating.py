@@ -12,6 +12,7 @@ from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 from markupsafe import Markup, escape
 
+from tutorgraph.api.csrf import attach_csrf_cookie, page_token
 from tutorgraph.assessment.gaps import percent
 from tutorgraph.content.rendering import render_markdown
 from tutorgraph.store.models import User
@@ -67,5 +68,12 @@ def render(
     *,
     status_code: int = 200,
 ) -> HTMLResponse:
-    values = {"nav": NAV, "user": getattr(request.state, "user", None), **(context or {})}
-    return templates.TemplateResponse(request, template, values, status_code=status_code)
+    values = {
+        "nav": NAV,
+        "user": getattr(request.state, "user", None),
+        "csrf_token": page_token(request),
+        **(context or {}),
+    }
+    response = templates.TemplateResponse(request, template, values, status_code=status_code)
+    attach_csrf_cookie(request, response)
+    return response

@@ -1,4 +1,4 @@
-"""Register, log in, log out, and who am I."""
+"""Register, log in, log out, change password, and who am I."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ from fastapi import APIRouter, Request, Response, status
 from pydantic import BaseModel, Field
 
 from tutorgraph import auth
-from tutorgraph.api.deps import SESSION_COOKIE, CurrentUser, SessionDep, SettingsDep, client_key
+from tutorgraph.api.cookies import clear_session_cookie, set_session_cookie
+from tutorgraph.api.deps import CurrentUser, SessionDep, SettingsDep, client_key, request_token
 from tutorgraph.api.unit_of_work import UnitOfWorkRoute
 
 router = APIRouter(route_class=UnitOfWorkRoute, prefix="/auth", tags=["auth"])
@@ -28,6 +29,11 @@ class LoginIn(BaseModel):
     password: str = Field(max_length=1024)
 
 
+class PasswordIn(BaseModel):
+    current_password: str = Field(max_length=1024)
+    new_password: str = Field(max_length=1024)
+
+
 class TokenOut(BaseModel):
     access_token: str
     token_type: str = "bearer"
@@ -41,9 +47,19 @@ class UserOut(BaseModel):
 
 
 @router.post("/register", status_code=status.HTTP_201_CREATED)
-async def register(body: RegisterIn, session: SessionDep) -> RegisterOut:
-    """Create a learner account. A taken email gets the same answer and changes nothing."""
-    await auth.register(session=session, email=body.email, password=body.password, name=body.name)
+async def register(
+    body: RegisterIn, request: Request, session: SessionDep, settings: SettingsDep
+) -> RegisterOut:
+    """Create a learner account. A taken email gets the same answer and changes nothing.
+    Limited per client IP (429)."""
+    await auth.register(
+        session=session,
+        settings=settings,
+        email=body.email,
+        password=body.password,
+        name=body.name,
+        client=client_key(request),
+    )
     return RegisterOut(email=body.email.strip().lower(), message="Registered; log in to continue.")
 
 
@@ -51,7 +67,8 @@ async def register(body: RegisterIn, session: SessionDep) -> RegisterOut:
 async def login(
     body: LoginIn, request: Request, response: Response, session: SessionDep, settings: SettingsDep
 ) -> TokenOut:
-    """Exchange email and password for a bearer token (also set as an HTTP-only cookie)."""
+    """Exchange email and password for a bearer token (also set as an HTTP-only cookie).
+    Repeated failures answer 429 for a while."""
     _, token = await auth.login(
         session=session,
         settings=settings,
@@ -59,27 +76,42 @@ async def login(
         password=body.password,
         client=client_key(request),
     )
-    set_session_cookie(response, token, settings.secure_cookies, settings.access_token_minutes)
+    set_session_cookie(response, settings=settings, token=token)
     return TokenOut(access_token=token)
 
 
 @router.post("/logout", status_code=status.HTTP_204_NO_CONTENT)
-def logout(response: Response) -> None:
-    response.delete_cookie(SESSION_COOKIE, path="/")
+def logout(
+    request: Request, response: Response, session: SessionDep, settings: SettingsDep
+) -> None:
+    """Revoke the token of this request (bearer or cookie) and clear the cookie."""
+    auth.logout(session=session, settings=settings, token=request_token(request))
+    clear_session_cookie(response, settings=settings)
+
+
+@router.post("/password")
+async def change_password(
+    body: PasswordIn,
+    request: Request,
+    response: Response,
+    user: CurrentUser,
+    session: SessionDep,
+    settings: SettingsDep,
+) -> TokenOut:
+    """Change your password. Every token issued before stops working; the answer carries a new
+    one (also set as the cookie)."""
+    token = await auth.change_password(
+        session=session,
+        settings=settings,
+        user_id=user.id,
+        current_password=body.current_password,
+        new_password=body.new_password,
+        client=client_key(request),
+    )
+    set_session_cookie(response, settings=settings, token=token)
+    return TokenOut(access_token=token)
 
 
 @router.get("/me")
 def me(user: CurrentUser) -> UserOut:
     return UserOut(id=user.id, email=user.email, name=user.name, role=user.role)
-
-
-def set_session_cookie(response: Response, token: str, secure: bool, minutes: int) -> None:
-    response.set_cookie(
-        SESSION_COOKIE,
-        token,
-        max_age=minutes * 60,
-        httponly=True,
-        secure=secure,
-        samesite="lax",
-        path="/",
-    )

@@ -8,12 +8,13 @@ from typing import Any
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from pydantic import BaseModel, Field
 
-from tutorgraph.api.deps import SESSION_COOKIE, CurrentUser, DatabaseDep
+from tutorgraph import auth
+from tutorgraph.api.cookies import SESSION_COOKIE
+from tutorgraph.api.deps import CurrentUser, DatabaseDep
 from tutorgraph.api.sse import payload
 from tutorgraph.api.unit_of_work import UnitOfWorkRoute
-from tutorgraph.errors import AuthenticationError, TutorgraphError
+from tutorgraph.errors import TutorgraphError
 from tutorgraph.llm import TextDelta
-from tutorgraph.security import decode_access_token
 from tutorgraph.store import courses
 from tutorgraph.store.db import Database
 from tutorgraph.store.models import User
@@ -62,13 +63,10 @@ def _ws_user(websocket: WebSocket, database: Database) -> User | None:
     token = websocket.query_params.get("token") or websocket.cookies.get(SESSION_COOKIE)
     if not token:
         return None
-    try:
-        user_id = decode_access_token(websocket.app.state.settings, token)
-    except AuthenticationError:
-        return None
+    settings = websocket.app.state.settings
     with database.session() as session:
-        user = session.get(User, user_id)
-        if user is None or not user.is_active:
+        user = auth.user_for_token(session=session, settings=settings, token=token)
+        if user is None:
             return None
         session.expunge(user)
         return user

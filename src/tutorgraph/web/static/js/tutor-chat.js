@@ -20,6 +20,9 @@
   var mode = "default";
   var controller = null;
   var BLOCKS = ["quiz", "resource", "image", "flow", "architecture"];
+  // The page's CSRF token: the session cookie authenticates these calls, so unsafe ones send it.
+  var csrfMeta = document.querySelector('meta[name="csrf-token"]');
+  var csrfToken = csrfMeta ? csrfMeta.getAttribute("content") : "";
 
   function el(tag, cls, text) {
     var node = document.createElement(tag);
@@ -182,7 +185,7 @@
       answered[q.id] = index;
       fetch("/api/v1/tutor/quiz-answer", {
         method: "POST",
-        headers: { "Content-Type": "application/json" },
+        headers: { "Content-Type": "application/json", "X-CSRF-Token": csrfToken },
         credentials: "same-origin",
         body: JSON.stringify({ lesson_id: lessonId, session_id: sessionId, quiz_id: q.id, selected_index: index })
       }).then(function (r) { return r.ok ? r.json() : null; }).then(function (res) {
@@ -402,7 +405,7 @@
     try {
       var res = await fetch(api + "/chat", {
         method: "POST",
-        headers: { "Content-Type": "application/json", Accept: "text/event-stream" },
+        headers: { "Content-Type": "application/json", Accept: "text/event-stream", "X-CSRF-Token": csrfToken },
         credentials: "same-origin",
         body: JSON.stringify(body),
         signal: controller.signal
@@ -482,7 +485,7 @@
         del.type = "button";
         del.setAttribute("aria-label", "Delete conversation " + (row.title || ""));
         del.addEventListener("click", async function () {
-          await fetch(api + "/sessions/" + encodeURIComponent(row.id), { method: "DELETE", credentials: "same-origin" });
+          await fetch(api + "/sessions/" + encodeURIComponent(row.id), { method: "DELETE", credentials: "same-origin", headers: { "X-CSRF-Token": csrfToken } });
           if (row.id === sessionId) newChat();
           loadHistory();
         });
