@@ -10,6 +10,7 @@ from argon2.exceptions import InvalidHashError, VerificationError
 
 from tutorgraph.errors import AuthenticationError
 from tutorgraph.settings import Settings
+from tutorgraph.store.ids import is_db_id
 
 _hasher = PasswordHasher()
 # A real hash to verify against when the email is unknown, so both paths cost the same.
@@ -50,6 +51,9 @@ def decode_access_token(settings: Settings, token: str) -> int:
             algorithms=["HS256"],
             options={"require": ["sub", "exp"]},
         )
-        return int(claims["sub"])
+        user_id = int(claims["sub"])
     except (jwt.PyJWTError, ValueError) as exc:
         raise AuthenticationError("invalid or expired token") from exc
+    if not is_db_id(user_id):  # a signed but impossible subject names nobody
+        raise AuthenticationError("invalid or expired token")
+    return user_id

@@ -13,6 +13,7 @@ from tutorgraph.grading import alerts, mastery
 from tutorgraph.grading.evaluator import Evaluator, GradeResult
 from tutorgraph.grading.types import GradingRequest, KnownMisconception
 from tutorgraph.knowledge import shipped_domains
+from tutorgraph.store.ids import DbId
 
 router = APIRouter(tags=["grading"])
 
@@ -132,7 +133,7 @@ def list_alerts(session: SessionDep, user: InstructorUser, unread: bool = False)
 
 
 @router.post("/alerts/{alert_id}/read")
-def read_alert(alert_id: int, session: SessionDep, user: InstructorUser) -> AlertOut:
+def read_alert(alert_id: DbId, session: SessionDep, user: InstructorUser) -> AlertOut:
     return AlertOut.model_validate(
         alerts.mark_read(session=session, alert_id=alert_id), from_attributes=True
     )

@@ -19,6 +19,7 @@ from tutorgraph.api.deps import (
 from tutorgraph.api.sse import sse_response
 from tutorgraph.errors import InputError
 from tutorgraph.llm import Model
+from tutorgraph.store.ids import DbId
 from tutorgraph.store.models import Lesson, User
 from tutorgraph.tutor import sessions
 from tutorgraph.tutor.context import Mode
@@ -52,7 +53,7 @@ RuntimeDep = Annotated[TutorRuntime, Depends(get_runtime)]
 
 
 class TutorChatIn(BaseModel):
-    lesson_id: int
+    lesson_id: DbId
     message: str = Field(min_length=1, max_length=HARD_MESSAGE_LIMIT)
     session_id: str | None = Field(default=None, max_length=64)
     mode: Mode = "default"
@@ -185,7 +186,7 @@ async def explore_chat(
 
 @router.get("/tutor/sessions")
 def list_tutor_sessions(
-    session: SessionDep, user: CurrentUser, lesson_id: int | None = None
+    session: SessionDep, user: CurrentUser, lesson_id: DbId | None = None
 ) -> list[TutorSessionOut]:
     """Your lesson conversations, most recent first (optionally for one lesson)."""
     rows = sessions.list_tutor_sessions(session=session, user_id=user.id, lesson_id=lesson_id)

@@ -15,6 +15,7 @@ from tutorgraph.llm import TextDelta
 from tutorgraph.security import decode_access_token
 from tutorgraph.store import courses
 from tutorgraph.store.db import Database
+from tutorgraph.store.ids import DbId
 from tutorgraph.store.models import User
 from tutorgraph.tutor import sessions
 from tutorgraph.tutor.context import MODES, Mode
@@ -26,7 +27,7 @@ router = APIRouter(tags=["tutor"])
 
 
 class QuizAnswerIn(BaseModel):
-    lesson_id: int
+    lesson_id: DbId
     session_id: str = Field(min_length=1, max_length=36)
     quiz_id: str = Field(min_length=1, max_length=200)
     selected_index: int = Field(ge=0, le=20)
@@ -79,7 +80,7 @@ def _check_lesson(database: Database, user: User, lesson_id: int) -> None:
 
 
 @router.websocket("/tutor/ws/{lesson_id}")
-async def tutor_ws(websocket: WebSocket, lesson_id: int) -> None:
+async def tutor_ws(websocket: WebSocket, lesson_id: DbId) -> None:
     """Events in: `{"type": "message", "text", "mode"?}` and `{"type": "quiz_answer", "answer"}`.
     Events out: the SSE event payloads of the explain step (text, tool_call, tool_result, error),
     `{"type": "assistant", "text", "quiz"?}` for coordinator replies, `{"type": "feedback",

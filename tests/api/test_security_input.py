@@ -1,0 +1,76 @@
+"""Bad input and data integrity at the edge: ids out of range, oversized bodies, configurable
+text limits, timestamps with offsets, and the security schemes the API declares."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import jwt
+import pytest
+from fastapi.testclient import TestClient
+from starlette.websockets import WebSocketDisconnect
+
+from tests.conftest import TEST_SECRET, register_and_login
+
+TOO_BIG = 2**63  # past SQLite's 64-bit integers, and far past PostgreSQL's 32-bit INTEGER
+PG_TOO_BIG = 2**31  # fits SQLite, overflows a PostgreSQL INTEGER column
+
+
+# --- ids beyond what the database holds ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("lesson", [TOO_BIG, PG_TOO_BIG, 0, -1])
+def test_an_id_out_of_range_in_a_path_is_invalid_input(client: TestClient, lesson: int) -> None:
+    headers = register_and_login(client)
+    for response in (
+        client.get(f"/api/v1/lessons/{lesson}"),
+        client.put(f"/api/v1/lessons/{lesson}/progress", json={}, headers=headers),
+        client.get(f"/api/v1/tutor/sessions?lesson_id={lesson}", headers=headers),
+    ):
+        assert response.status_code == 422, response.text
+        assert response.headers["content-type"] == "application/problem+json"
+        assert "lesson_id" in response.json()["detail"]
+
+
+def test_an_id_out_of_range_in_a_body_is_invalid_input(client: TestClient) -> None:
+    headers = register_and_login(client)
+    answer = client.post(
+        "/api/v1/tutor/quiz-answer",
+        json={"lesson_id": TOO_BIG, "session_id": "s", "quiz_id": "q", "selected_index": 0},
+        headers=headers,
+    )
+    chat = client.post(
+        "/api/v1/tutor/chat", json={"lesson_id": PG_TOO_BIG, "message": "hi"}, headers=headers
+    )
+    for response in (answer, chat):
+        assert response.status_code == 422, response.text
+        assert response.json()["errors"][0]["field"] == "lesson_id"
+
+
+def test_a_websocket_for_an_impossible_lesson_closes_cleanly(client: TestClient) -> None:
+    register_and_login(client)
+    login = client.post(
+        "/api/v1/auth/login", json={"email": "ada@example.org", "password": "correct horse"}
+    )
+    assert login.status_code == 200  # the session cookie authenticates the socket
+    with (
+        pytest.raises(WebSocketDisconnect) as closed,
+        client.websocket_connect(f"/api/v1/tutor/ws/{TOO_BIG}") as ws,
+    ):
+        ws.receive_json()
+    assert closed.value.code == 1008  # policy violation: the path does not validate
+
+
+@pytest.mark.parametrize("subject", ["9" * 40, str(TOO_BIG), str(PG_TOO_BIG), "0", "-3"])
+def test_a_token_for_an_impossible_user_id_is_an_auth_failure(
+    client: TestClient, subject: str
+) -> None:
+    now = datetime.now(UTC)
+    token = jwt.encode(
+        {"sub": subject, "role": "learner", "iat": now, "exp": now + timedelta(minutes=5)},
+        TEST_SECRET,
+        algorithm="HS256",
+    )
+    response = client.get("/api/v1/auth/me", headers={"Authorization": f"Bearer {token}"})
+    assert response.status_code == 401
+    assert response.json()["title"] == "Not authenticated"
