@@ -56,6 +56,7 @@ class LimitSettings(BaseModel):
     """Usage limits that protect the server."""
 
     login_attempts_per_minute: int = Field(default=10, ge=1)
+    max_body_bytes: int = Field(default=1024 * 1024, ge=1024)
     max_upload_bytes: int = Field(default=20 * 1024 * 1024, ge=1024)
     max_message_chars: int = Field(default=8000, ge=100)
     max_answer_chars: int = Field(default=10000, ge=100)

@@ -3,14 +3,19 @@ text limits, timestamps with offsets, and the security schemes the API declares.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import jwt
 import pytest
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
-from tests.conftest import TEST_SECRET, register_and_login
+from tests.conftest import TEST_SECRET, make_settings, register_and_login
+from tutorgraph.api.app import create_app
+from tutorgraph.store import migrate
 
 TOO_BIG = 2**63  # past SQLite's 64-bit integers, and far past PostgreSQL's 32-bit INTEGER
 PG_TOO_BIG = 2**31  # fits SQLite, overflows a PostgreSQL INTEGER column
@@ -74,3 +79,56 @@ def test_a_token_for_an_impossible_user_id_is_an_auth_failure(
     response = client.get("/api/v1/auth/me", headers={"Authorization": f"Bearer {token}"})
     assert response.status_code == 401
     assert response.json()["title"] == "Not authenticated"
+
+
+# --- request bodies are bounded ------------------------------------------------------------------
+
+
+@pytest.fixture
+def small_body_client(tmp_path: Path) -> Iterator[TestClient]:
+    settings = make_settings(tmp_path, limits={"max_body_bytes": 4096})
+    migrate.upgrade(settings)
+    with TestClient(create_app(settings)) as test_client:
+        yield test_client
+
+
+def _register_body(size: int) -> bytes:
+    padding = "x" * max(0, size - 80)
+    return json.dumps(
+        {"email": "big@example.org", "password": "correct horse", "name": padding}
+    ).encode()
+
+
+def test_a_declared_body_over_the_limit_is_refused_before_it_is_read(
+    small_body_client: TestClient,
+) -> None:
+    response = small_body_client.post(
+        "/api/v1/auth/register",
+        content=_register_body(5000),
+        headers={"Content-Type": "application/json"},
+    )
+    assert response.status_code == 413
+    assert response.headers["content-type"] == "application/problem+json"
+    assert "4096 bytes" in response.json()["detail"]
+    within = small_body_client.post(
+        "/api/v1/auth/register",
+        content=_register_body(300),
+        headers={"Content-Type": "application/json"},
+    )
+    assert within.status_code in (201, 422)  # read and judged on its content
+
+
+def test_a_streamed_body_is_counted_and_stopped_at_the_limit(
+    small_body_client: TestClient,
+) -> None:
+    def chunks() -> Iterator[bytes]:
+        body = _register_body(50_000)
+        for start in range(0, len(body), 1000):
+            yield body[start : start + 1000]
+
+    response = small_body_client.post(
+        "/api/v1/auth/register", content=chunks(), headers={"Content-Type": "application/json"}
+    )
+    assert response.status_code == 413
+    assert response.json()["title"] == "Content too large"
+    assert "content-length" not in {k.lower() for k in response.request.headers}

@@ -10,6 +10,7 @@ from fastapi import APIRouter, FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from tutorgraph import __version__
+from tutorgraph.api.body_limit import BodyLimitMiddleware
 from tutorgraph.api.problems import install_exception_handlers
 from tutorgraph.api.routes import (
     assessments,
@@ -83,4 +84,5 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(pages.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     install_exception_handlers(app)
+    app.add_middleware(BodyLimitMiddleware, max_body_bytes=settings.limits.max_body_bytes)
     return app
