@@ -8,8 +8,10 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import httpx
 import jwt
 import pytest
+from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
@@ -132,3 +134,102 @@ def test_a_streamed_body_is_counted_and_stopped_at_the_limit(
     assert response.status_code == 413
     assert response.json()["title"] == "Content too large"
     assert "content-length" not in {k.lower() for k in response.request.headers}
+
+
+# --- the configured text limits are the ones enforced --------------------------------------------
+
+
+@pytest.fixture
+def short_text_client(tmp_path: Path) -> Iterator[TestClient]:
+    limits = {"max_answer_chars": 120, "max_message_chars": 150}
+    settings = make_settings(tmp_path, limits=limits)
+    migrate.upgrade(settings)
+    with TestClient(create_app(settings)) as test_client:
+        yield test_client
+
+
+def _start_round(client: TestClient, headers: dict[str, str]) -> str:
+    started = client.post(
+        "/api/v1/practice/rounds",
+        json={"domain": "python", "topic": "decorators-closures"},
+        headers=headers,
+    )
+    assert started.status_code == 201, started.text
+    round_id: str = started.json()["id"]
+    return round_id
+
+
+def test_answers_longer_than_max_answer_chars_are_refused_by_name(
+    short_text_client: TestClient,
+) -> None:
+    client = short_text_client
+    headers = register_and_login(client)
+    round_id = _start_round(client, headers)
+    long_answer = "a closure keeps its variables " * 5  # 150 characters: over 120, under 10,000
+    practice = client.post(
+        f"/api/v1/practice/rounds/{round_id}/answers", json={"answer": long_answer}, headers=headers
+    )
+    grade = client.post(
+        "/api/v1/grade",
+        json={"question": "q?", "reference_answer": long_answer, "answer": "short"},
+        headers=headers,
+    )
+    assessment = client.post(
+        "/api/v1/assessments", json={"domain": "python", "target_level": "junior"}, headers=headers
+    )
+    assert assessment.status_code == 201, assessment.text
+    assess = client.post(
+        f"/api/v1/assessments/{assessment.json()['id']}/answers",
+        json={"answer": long_answer},
+        headers=headers,
+    )
+    for response, field in ((practice, "answer"), (grade, "reference_answer"), (assess, "answer")):
+        assert response.status_code == 422, response.text
+        assert response.json()["detail"].startswith(f"{field}: at most 120 characters")
+    within = client.post(
+        f"/api/v1/practice/rounds/{round_id}/answers", json={"answer": "x" * 120}, headers=headers
+    )
+    assert within.status_code == 200
+
+
+def test_tutor_messages_longer_than_max_message_chars_are_refused(
+    short_text_client: TestClient,
+) -> None:
+    headers = register_and_login(short_text_client)
+    response = short_text_client.post(
+        "/api/v1/explore/chat", json={"message": "why? " * 40}, headers=headers
+    )
+    assert response.status_code == 422
+    assert response.json()["detail"].startswith("message: at most 150 characters")
+
+
+def _error_page(response: httpx.Response) -> str:
+    assert "text/html" in response.headers["content-type"]
+    alert = BeautifulSoup(response.text, "html.parser").find(attrs={"role": "alert"})
+    assert alert is not None, response.text
+    return alert.get_text(strip=True)
+
+
+def test_web_forms_show_the_limit_instead_of_failing(short_text_client: TestClient) -> None:
+    client = short_text_client
+    headers = register_and_login(client)
+    round_id = _start_round(client, headers)
+    page = client.get(f"/quiz/{round_id}", headers=headers)
+    textarea = BeautifulSoup(page.text, "html.parser").find("textarea", id="answer")
+    assert textarea is not None and textarea["maxlength"] == "120"  # the browser knows it too
+    html = {"Accept": "text/html", **headers}
+    practice = client.post(
+        f"/quiz/{round_id}/answer", data={"answer": "y" * 121}, headers=html, follow_redirects=False
+    )
+    assessment = client.post(
+        "/api/v1/assessments", json={"domain": "python", "target_level": "junior"}, headers=headers
+    ).json()
+    assess = client.post(
+        f"/assess/{assessment['id']}/answers",
+        data={"answer": "y" * 121},
+        headers=html,
+        follow_redirects=False,
+    )
+    for response in (practice, assess):
+        assert response.status_code == 422
+        assert _error_page(response).startswith("answer: at most 120 characters")

@@ -8,10 +8,11 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from tutorgraph import practice
-from tutorgraph.api.deps import CurrentUser, SessionDep
+from tutorgraph.api.deps import CurrentUser, SessionDep, SettingsDep
 from tutorgraph.errors import InputError
 from tutorgraph.grading.evaluator import Evaluator
 from tutorgraph.knowledge import shipped_domains
+from tutorgraph.limits import check_answer
 from tutorgraph.web.templating import remember_user, render
 
 router = APIRouter(include_in_schema=False)
@@ -45,7 +46,7 @@ def practice_start(
 
 @router.get("/quiz/{round_id}", response_class=HTMLResponse)
 def practice_round(
-    round_id: str, request: Request, session: SessionDep, user: CurrentUser
+    round_id: str, request: Request, session: SessionDep, user: CurrentUser, settings: SettingsDep
 ) -> Response:
     remember_user(request, user)
     progress = practice.view_round(session=session, user_id=user.id, round_id=round_id)
@@ -54,7 +55,12 @@ def practice_round(
     return render(
         request,
         "quiz_round.html",
-        {"round": progress, "last": last, "topic_title": kb.topic(progress.topic).title},
+        {
+            "round": progress,
+            "last": last,
+            "topic_title": kb.topic(progress.topic).title,
+            "max_answer": settings.limits.max_answer_chars,
+        },
     )
 
 
@@ -64,8 +70,10 @@ async def practice_answer(
     request: Request,
     session: SessionDep,
     user: CurrentUser,
-    answer: Annotated[str, Form(max_length=10_000)] = "",
+    settings: SettingsDep,
+    answer: Annotated[str, Form()] = "",
 ) -> Response:
+    check_answer(settings=settings, text=answer)
     evaluator: Evaluator = request.app.state.evaluator
     await practice.submit_answer(
         evaluator, session=session, user_id=user.id, round_id=round_id, answer=answer

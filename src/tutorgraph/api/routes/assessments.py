@@ -8,13 +8,12 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Request, status
 from pydantic import BaseModel, Field
 
-from tutorgraph.api.deps import CurrentUser
+from tutorgraph.api.deps import CurrentUser, SettingsDep
 from tutorgraph.assessment.service import AssessmentService, AssessmentSummary, AssessmentView
 from tutorgraph.knowledge import TargetLevel
+from tutorgraph.limits import check_answer
 
 router = APIRouter(prefix="/assessments", tags=["assessments"])
-
-MAX_ANSWER = 10_000
 
 
 def get_assessments(request: Request) -> AssessmentService:
@@ -41,7 +40,7 @@ class StartIn(BaseModel):
 
 
 class AnswerIn(BaseModel):
-    answer: str = Field(max_length=MAX_ANSWER)
+    answer: str = Field(description="At most `limits.max_answer_chars` characters.")
     question_id: str | None = Field(
         default=None,
         max_length=200,
@@ -61,7 +60,11 @@ async def start_assessment(
 
 @router.post("/{assessment_id}/answers")
 async def answer_question(
-    assessment_id: str, body: AnswerIn, user: CurrentUser, assessments: AssessmentsDep
+    assessment_id: str,
+    body: AnswerIn,
+    user: CurrentUser,
+    assessments: AssessmentsDep,
+    settings: SettingsDep,
 ) -> AssessmentView:
     """Answer the waiting question: the reply has the next question, or the final `report`.
     If the last step stopped on a model error, this call carries on from there instead (the
@@ -69,7 +72,7 @@ async def answer_question(
     return await assessments.answer(
         assessment_id=assessment_id,
         user_id=user.id,
-        answer=body.answer,
+        answer=check_answer(settings=settings, text=body.answer),
         question_id=body.question_id,
     )
 

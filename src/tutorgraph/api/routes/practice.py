@@ -6,8 +6,9 @@ from fastapi import APIRouter, Request, status
 from pydantic import BaseModel, Field
 
 from tutorgraph import practice
-from tutorgraph.api.deps import CurrentUser, SessionDep
+from tutorgraph.api.deps import CurrentUser, SessionDep, SettingsDep
 from tutorgraph.grading.evaluator import Evaluator, GradeResult
+from tutorgraph.limits import check_answer
 
 router = APIRouter(prefix="/practice", tags=["practice"])
 
@@ -18,7 +19,7 @@ class StartIn(BaseModel):
 
 
 class AnswerIn(BaseModel):
-    answer: str = Field(max_length=10_000)
+    answer: str = Field(description="At most `limits.max_answer_chars` characters.")
 
 
 class AnswerOut(BaseModel):
@@ -49,9 +50,15 @@ def get_round(round_id: str, session: SessionDep, user: CurrentUser) -> practice
 
 @router.post("/rounds/{round_id}/answers")
 async def answer(
-    round_id: str, body: AnswerIn, request: Request, session: SessionDep, user: CurrentUser
+    round_id: str,
+    body: AnswerIn,
+    request: Request,
+    session: SessionDep,
+    user: CurrentUser,
+    settings: SettingsDep,
 ) -> AnswerOut:
     """Grade the answer to the round's current question and move on."""
+    check_answer(settings=settings, text=body.answer)
     evaluator: Evaluator = request.app.state.evaluator
     result, progress = await practice.submit_answer(
         evaluator, session=session, user_id=user.id, round_id=round_id, answer=body.answer

@@ -18,6 +18,7 @@ from tutorgraph.api.deps import (
 )
 from tutorgraph.api.sse import sse_response
 from tutorgraph.errors import InputError
+from tutorgraph.limits import check_message
 from tutorgraph.llm import Model
 from tutorgraph.store.ids import DbId
 from tutorgraph.store.models import Lesson, User
@@ -25,8 +26,6 @@ from tutorgraph.tutor import sessions
 from tutorgraph.tutor.context import Mode
 from tutorgraph.tutor.quiz_grading import answered_cards
 from tutorgraph.tutor.service import Kind, TurnRequest, TutorRuntime
-
-HARD_MESSAGE_LIMIT = 100_000  # the configurable limit (limits.max_message_chars) is checked too
 
 
 @asynccontextmanager
@@ -54,13 +53,13 @@ RuntimeDep = Annotated[TutorRuntime, Depends(get_runtime)]
 
 class TutorChatIn(BaseModel):
     lesson_id: DbId
-    message: str = Field(min_length=1, max_length=HARD_MESSAGE_LIMIT)
+    message: str = Field(min_length=1, description="At most `limits.max_message_chars` characters.")
     session_id: str | None = Field(default=None, max_length=64)
     mode: Mode = "default"
 
 
 class ExploreChatIn(BaseModel):
-    message: str = Field(min_length=1, max_length=HARD_MESSAGE_LIMIT)
+    message: str = Field(min_length=1, description="At most `limits.max_message_chars` characters.")
     session_id: str | None = Field(default=None, max_length=64)
     mode: Mode = "default"
 
@@ -125,9 +124,7 @@ async def _start(
     text = message.strip()
     if not text:
         raise InputError("message: must not be empty")
-    limit = settings.limits.max_message_chars
-    if len(text) > limit:
-        raise InputError(f"message: at most {limit} characters")
+    check_message(settings=settings, text=text)
     model: Model = request.app.state.model
     turn = TurnRequest(
         kind=kind,

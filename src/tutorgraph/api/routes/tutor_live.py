@@ -10,7 +10,8 @@ from pydantic import BaseModel, Field
 
 from tutorgraph.api.deps import SESSION_COOKIE, CurrentUser, DatabaseDep
 from tutorgraph.api.sse import payload
-from tutorgraph.errors import AuthenticationError, TutorgraphError
+from tutorgraph.errors import AuthenticationError, InputError, TutorgraphError
+from tutorgraph.limits import check_message
 from tutorgraph.llm import TextDelta
 from tutorgraph.security import decode_access_token
 from tutorgraph.store import courses
@@ -151,9 +152,14 @@ async def tutor_ws(websocket: WebSocket, lesson_id: DbId) -> None:
             event = await websocket.receive_json()
             kind = event.get("type") if isinstance(event, dict) else None
             if kind == "message" and isinstance(event.get("text"), str) and event["text"].strip():
+                try:
+                    text = check_message(settings=websocket.app.state.settings, text=event["text"])
+                except InputError as exc:
+                    await websocket.send_json({"type": "error", "message": exc.message})
+                    continue
                 if event.get("mode") in MODES:
                     mode[0] = event["mode"]
-                await turn(event["text"])
+                await turn(text)
             elif kind == "quiz_answer" and event.get("answer") is not None:
                 await turn(str(event["answer"]), "quiz_answer")
             else:
