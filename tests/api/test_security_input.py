@@ -233,3 +233,64 @@ def test_web_forms_show_the_limit_instead_of_failing(short_text_client: TestClie
     for response in (practice, assess):
         assert response.status_code == 422
         assert _error_page(response).startswith("answer: at most 120 characters")
+
+
+# --- timestamps and the documented security schemes ----------------------------------------------
+
+
+def _timestamps(document: object) -> list[str]:
+    """Every `*_at` value in a JSON document."""
+    found: list[str] = []
+    if isinstance(document, dict):
+        for key, value in document.items():
+            if key.endswith("_at") and isinstance(value, str):
+                found.append(value)
+            else:
+                found += _timestamps(value)
+    elif isinstance(document, list):
+        for item in document:
+            found += _timestamps(item)
+    return found
+
+
+def test_every_timestamp_the_api_returns_carries_its_offset(client: TestClient) -> None:
+    headers = register_and_login(client)
+    round_id = _start_round(client, headers)
+    client.post(
+        f"/api/v1/practice/rounds/{round_id}/answers",
+        json={"answer": "A closure captures variables."},
+        headers=headers,
+    )
+    chat = client.post(
+        "/api/v1/explore/chat", json={"message": "What is a closure?"}, headers=headers
+    )
+    assert chat.status_code == 200
+    explore_id = chat.headers["x-session-id"]
+    documents = [
+        client.get(f"/api/v1/practice/rounds/{round_id}", headers=headers).json(),
+        client.get("/api/v1/practice/rounds", headers=headers).json(),
+        client.get("/api/v1/mastery", headers=headers).json(),
+        client.get("/api/v1/explore/sessions", headers=headers).json(),
+        client.get(f"/api/v1/explore/sessions/{explore_id}", headers=headers).json(),
+    ]
+    stamps = [stamp for document in documents for stamp in _timestamps(document)]
+    assert len(stamps) >= 6
+    for stamp in stamps:
+        parsed = datetime.fromisoformat(stamp)
+        assert parsed.utcoffset() == timedelta(0), stamp
+    age = datetime.now(UTC) - datetime.fromisoformat(stamps[0])
+    assert timedelta(0) <= age < timedelta(minutes=5)  # UTC really, not local time labelled UTC
+
+
+def test_openapi_declares_bearer_and_cookie_authentication(client: TestClient) -> None:
+    schema = client.get("/openapi.json").json()
+    schemes = schema["components"]["securitySchemes"]
+    assert schemes["HTTPBearer"] == {
+        "type": "http",
+        "scheme": "bearer",
+        "description": "The `access_token` from `POST /api/v1/auth/login`.",
+    }
+    assert schemes["APIKeyCookie"]["in"] == "cookie"
+    assert schemes["APIKeyCookie"]["name"] == "tutorgraph_session"
+    me = schema["paths"]["/api/v1/auth/me"]["get"]
+    assert {"HTTPBearer": []} in me["security"] and {"APIKeyCookie": []} in me["security"]

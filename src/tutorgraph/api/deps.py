@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from typing import Annotated
 
 from fastapi import Depends, Request
+from fastapi.security import APIKeyCookie, HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.orm import Session
 
 from tutorgraph import auth
@@ -44,17 +45,28 @@ DatabaseDep = Annotated[Database, Depends(get_database)]
 SessionDep = Annotated[Session, Depends(get_session, scope="function")]
 
 
-def _token_from(request: Request) -> str | None:
-    header = request.headers.get("authorization", "")
-    scheme, _, value = header.partition(" ")
-    if scheme.lower() == "bearer" and value:
-        return value.strip()
-    return request.cookies.get(SESSION_COOKIE)
+# Declared security schemes, so the OpenAPI document says how to authenticate.
+bearer_scheme = HTTPBearer(
+    auto_error=False, description="The `access_token` from `POST /api/v1/auth/login`."
+)
+cookie_scheme = APIKeyCookie(
+    name=SESSION_COOKIE, auto_error=False, description="The HTTP-only cookie login sets."
+)
 
 
-def get_optional_user(request: Request, session: SessionDep, settings: SettingsDep) -> User | None:
+def get_token(
+    bearer: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer_scheme)],
+    cookie: Annotated[str | None, Depends(cookie_scheme)],
+) -> str | None:
+    """The access token: the bearer header if sent, else the session cookie."""
+    return bearer.credentials if bearer is not None else cookie
+
+
+TokenDep = Annotated[str | None, Depends(get_token)]
+
+
+def get_optional_user(token: TokenDep, session: SessionDep, settings: SettingsDep) -> User | None:
     """The caller if a valid bearer token or session cookie came with the request."""
-    token = _token_from(request)
     if not token:
         return None
     user = auth.user_for_token(session=session, settings=settings, token=token)
