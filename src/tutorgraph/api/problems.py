@@ -16,7 +16,12 @@ from tutorgraph.errors import AuthenticationError, TutorgraphError
 log = logging.getLogger(__name__)
 
 
-_HTTP_TITLES = {404: "Not found", 405: "Method not allowed", 413: "Content too large"}
+_HTTP_TITLES = {
+    400: "Bad request",
+    404: "Not found",
+    405: "Method not allowed",
+    413: "Content too large",
+}
 
 
 def _wants_html(request: Request) -> bool:

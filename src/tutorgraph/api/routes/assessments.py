@@ -9,6 +9,7 @@ from fastapi import APIRouter, Depends, Request, status
 from pydantic import BaseModel, Field
 
 from tutorgraph.api.deps import CurrentUser, SettingsDep
+from tutorgraph.api.openapi_problems import problem_responses
 from tutorgraph.assessment.service import AssessmentService, AssessmentSummary, AssessmentView
 from tutorgraph.knowledge import TargetLevel
 from tutorgraph.limits import check_answer
@@ -48,7 +49,7 @@ class AnswerIn(BaseModel):
     )
 
 
-@router.post("", status_code=status.HTTP_201_CREATED)
+@router.post("", status_code=status.HTTP_201_CREATED, responses=problem_responses(404, 502))
 async def start_assessment(
     body: StartIn, user: CurrentUser, assessments: AssessmentsDep
 ) -> AssessmentView:
@@ -58,7 +59,7 @@ async def start_assessment(
     )
 
 
-@router.post("/{assessment_id}/answers")
+@router.post("/{assessment_id}/answers", responses=problem_responses(409, 502))
 async def answer_question(
     assessment_id: str,
     body: AnswerIn,

@@ -7,6 +7,7 @@ from pydantic import BaseModel, Field
 
 from tutorgraph import auth
 from tutorgraph.api.deps import SESSION_COOKIE, CurrentUser, SessionDep, SettingsDep, client_key
+from tutorgraph.api.openapi_problems import problem_responses
 
 router = APIRouter(prefix="/auth", tags=["auth"])
 
@@ -46,7 +47,7 @@ def register(body: RegisterIn, session: SessionDep) -> RegisterOut:
     return RegisterOut(email=body.email.strip().lower(), message="Registered; log in to continue.")
 
 
-@router.post("/login")
+@router.post("/login", responses=problem_responses(401, 429))
 def login(
     body: LoginIn, request: Request, response: Response, session: SessionDep, settings: SettingsDep
 ) -> TokenOut:

@@ -8,6 +8,7 @@ from fastapi import APIRouter
 from pydantic import BaseModel
 
 from tutorgraph.api.deps import CurrentUser, OptionalUser, SessionDep
+from tutorgraph.api.openapi_problems import problem_responses
 from tutorgraph.store import courses
 from tutorgraph.store.models import LearningPath
 
@@ -109,7 +110,7 @@ def get_course(slug: str, session: SessionDep, user: OptionalUser) -> CourseDeta
     return CourseDetail(**course_out(course, section, done).model_dump(), modules=modules)
 
 
-@router.post("/{slug}/share")
+@router.post("/{slug}/share", responses=problem_responses(403))
 def share_course(slug: str, session: SessionDep, user: CurrentUser) -> ShareOut:
     """Create (or replace) the course's share link; owners only."""
     course = courses.get_course(session=session, slug=slug, user=user)
@@ -117,7 +118,7 @@ def share_course(slug: str, session: SessionDep, user: CurrentUser) -> ShareOut:
     return ShareOut(share_token=token, join_url=f"/api/v1/shares/{token}")
 
 
-@router.put("/{slug}/visibility")
+@router.put("/{slug}/visibility", responses=problem_responses(403))
 def change_visibility(
     slug: str, body: VisibilityIn, session: SessionDep, user: CurrentUser
 ) -> CourseOut:

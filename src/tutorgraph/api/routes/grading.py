@@ -8,6 +8,7 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field, model_validator
 
 from tutorgraph.api.deps import CurrentUser, InstructorUser, SessionDep, SettingsDep
+from tutorgraph.api.openapi_problems import problem_responses
 from tutorgraph.errors import NotFoundError, PermissionDeniedError
 from tutorgraph.grading import alerts, mastery
 from tutorgraph.grading.evaluator import Evaluator, GradeResult
@@ -70,7 +71,7 @@ def grading_request(body: GradeIn) -> GradingRequest:
     return GradingRequest.model_validate(values)
 
 
-@router.post("/grade")
+@router.post("/grade", responses=problem_responses(403, 404, 502))
 async def grade(
     body: GradeIn,
     request: Request,
@@ -129,7 +130,7 @@ class AlertOut(BaseModel):
     read_at: datetime | None
 
 
-@router.get("/alerts")
+@router.get("/alerts", responses=problem_responses(403))
 def list_alerts(session: SessionDep, user: InstructorUser, unread: bool = False) -> list[AlertOut]:
     """Instructor alerts for critical failures (instructors and admins)."""
     return [
@@ -138,7 +139,7 @@ def list_alerts(session: SessionDep, user: InstructorUser, unread: bool = False)
     ]
 
 
-@router.post("/alerts/{alert_id}/read")
+@router.post("/alerts/{alert_id}/read", responses=problem_responses(403))
 def read_alert(alert_id: DbId, session: SessionDep, user: InstructorUser) -> AlertOut:
     return AlertOut.model_validate(
         alerts.mark_read(session=session, alert_id=alert_id), from_attributes=True

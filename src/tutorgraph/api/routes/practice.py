@@ -7,6 +7,7 @@ from pydantic import BaseModel, Field
 
 from tutorgraph import practice
 from tutorgraph.api.deps import CurrentUser, SessionDep, SettingsDep
+from tutorgraph.api.openapi_problems import problem_responses
 from tutorgraph.grading.evaluator import Evaluator, GradeResult
 from tutorgraph.limits import check_answer
 
@@ -27,7 +28,7 @@ class AnswerOut(BaseModel):
     round: practice.RoundOut
 
 
-@router.post("/rounds", status_code=status.HTTP_201_CREATED)
+@router.post("/rounds", status_code=status.HTTP_201_CREATED, responses=problem_responses(404))
 def start(body: StartIn, session: SessionDep, user: CurrentUser) -> practice.RoundOut:
     quiz = practice.start_round(
         session=session, user_id=user.id, domain=body.domain, topic=body.topic
@@ -48,7 +49,7 @@ def get_round(round_id: str, session: SessionDep, user: CurrentUser) -> practice
     return practice.view_round(session=session, user_id=user.id, round_id=round_id)
 
 
-@router.post("/rounds/{round_id}/answers")
+@router.post("/rounds/{round_id}/answers", responses=problem_responses(409, 502))
 async def answer(
     round_id: str,
     body: AnswerIn,

@@ -16,6 +16,7 @@ from tutorgraph.api.deps import (
     SessionDep,
     SettingsDep,
 )
+from tutorgraph.api.openapi_problems import problem_responses
 from tutorgraph.api.sse import sse_response
 from tutorgraph.errors import InputError
 from tutorgraph.limits import check_message
@@ -138,7 +139,9 @@ async def _start(
     return sse_response(events, session_id=chat_id)
 
 
-@router.post("/tutor/chat", response_class=StreamingResponse, responses=_SSE)
+@router.post(
+    "/tutor/chat", response_class=StreamingResponse, responses={**_SSE, **problem_responses(404)}
+)
 async def tutor_chat(
     body: TutorChatIn,
     request: Request,
@@ -160,7 +163,9 @@ async def tutor_chat(
     )
 
 
-@router.post("/explore/chat", response_class=StreamingResponse, responses=_SSE)
+@router.post(
+    "/explore/chat", response_class=StreamingResponse, responses={**_SSE, **problem_responses(404)}
+)
 async def explore_chat(
     body: ExploreChatIn,
     request: Request,

@@ -9,6 +9,7 @@ from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from pydantic import BaseModel, Field
 
 from tutorgraph.api.deps import SESSION_COOKIE, CurrentUser, DatabaseDep
+from tutorgraph.api.openapi_problems import problem_responses
 from tutorgraph.api.sse import payload
 from tutorgraph.errors import AuthenticationError, InputError, TutorgraphError
 from tutorgraph.limits import check_message
@@ -50,7 +51,7 @@ def _grade(database: Database, user: User, body: QuizAnswerIn) -> QuizOutcome:
         )
 
 
-@router.post("/tutor/quiz-answer")
+@router.post("/tutor/quiz-answer", responses=problem_responses(404))
 async def quiz_answer(body: QuizAnswerIn, user: CurrentUser, database: DatabaseDep) -> QuizOutcome:
     """Grade an inline `<quiz>` card of the conversation `session_id`: correct iff
     `selected_index` is the card's correct index. The first answer to a card in a conversation
