@@ -43,7 +43,7 @@ def _answer(
     )
 
 
-def test_an_inline_quiz_answer_moves_mastery_once_per_conversation(
+def test_an_inline_quiz_card_moves_mastery_once_per_learner(
     client: TestClient, settings: Settings
 ) -> None:
     headers = register_and_login(client)
@@ -53,26 +53,45 @@ def test_an_inline_quiz_answer_moves_mastery_once_per_conversation(
     quiz = parse_blocks(stream.text, "quiz", QuizBlock)[0]
     wrong_index = (quiz.correct_index + 1) % len(quiz.options)
 
-    right = _answer(client, headers, lesson, first_chat, quiz, quiz.correct_index)
-    assert right.status_code == 200, right.text
-    body = right.json()
-    assert body["correct"] is True and body["recorded"] is True and body["explanation"]
-    assert body["mastery"]["after"] > body["mastery"]["before"]
+    wrong = _answer(client, headers, lesson, first_chat, quiz, wrong_index)
+    assert wrong.status_code == 200, wrong.text
+    body = wrong.json()
+    assert body["correct"] is False and body["recorded"] is True
+    assert body["correct_index"] is None and body["explanation"] is None  # nothing given away
+    assert body["feedback"] and quiz.options[quiz.correct_index] not in body["feedback"]
+    assert body["mastery"]["after"] <= body["mastery"]["before"]
 
-    again = _answer(client, headers, lesson, first_chat, quiz, wrong_index).json()
-    assert again["recorded"] is False  # the card showed the answer: a second try is no evidence
-    assert again["correct"] is True and again["selected_index"] == quiz.correct_index
-    assert again["mastery"]["before"] == again["mastery"]["after"] == body["mastery"]["after"]
+    retry = _answer(client, headers, lesson, first_chat, quiz, quiz.correct_index).json()
+    assert retry["correct"] is True and retry["recorded"] is False  # a second try is no evidence
+    assert retry["correct_index"] == quiz.correct_index and retry["explanation"]
+    assert retry["mastery"]["before"] == retry["mastery"]["after"] == body["mastery"]["after"]
     reopened = client.get(f"/api/v1/tutor/sessions/{first_chat}", headers=headers).json()
-    assert reopened["quiz_answers"] == {quiz.id: quiz.correct_index}
+    assert reopened["quiz_answers"] == {quiz.id: wrong_index}
 
     later = chat(client, headers, "quiz me", lesson_id=lesson)
     second_chat = later.headers["x-session-id"]
     assert second_chat != first_chat
-    wrong = _answer(client, headers, lesson, second_chat, quiz, wrong_index).json()
-    assert wrong["recorded"] is True and wrong["correct"] is False
-    assert wrong["mastery"]["before"] == body["mastery"]["after"]
-    assert wrong["mastery"]["after"] < wrong["mastery"]["before"]
+    fresh = _answer(client, headers, lesson, second_chat, quiz, quiz.correct_index).json()
+    assert fresh["correct"] is True and fresh["recorded"] is False  # a new chat farms nothing
+    assert fresh["mastery"]["before"] == fresh["mastery"]["after"] == body["mastery"]["after"]
+    mastery = client.get("/api/v1/mastery", headers=headers).json()
+    assert [(row["concept"], row["attempts"]) for row in mastery] == [
+        (body["mastery"]["concept"], 1)
+    ]
+
+
+def test_a_card_never_shown_to_the_learner_cannot_be_answered(
+    client: TestClient, settings: Settings
+) -> None:
+    headers = register_and_login(client)
+    lesson = lesson_id(settings)
+    hello = chat(client, headers, "hello", lesson_id=lesson)
+    assert hello.of("text") and "<quiz>" not in hello.text
+    for card in _cards(settings):
+        response = _answer(client, headers, lesson, hello.session_id, card, card.correct_index)
+        assert response.status_code == 404, response.text
+    mastery = client.get("/api/v1/mastery", headers=headers).json()
+    assert mastery == []
 
 
 def test_quiz_answer_errors(client: TestClient, settings: Settings) -> None:

@@ -22,6 +22,7 @@ from sqlalchemy import (
     Text,
     TypeDecorator,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
@@ -207,12 +208,14 @@ class ChatMessage(Base):
     )
     role: Mapped[str] = mapped_column(String(20))
     content: Mapped[str] = mapped_column(Text)
+    # an assistant reply still being written, or cut off by a crash: what was streamed so far
+    interrupted: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
 class TutorQuizAnswer(Base):
-    """A learner's answer to an inline quiz card in one lesson conversation: the first answer
-    to a card in a conversation is the one that counts (it alone moved mastery)."""
+    """A learner's first answer to an inline quiz card in one lesson conversation, so the
+    conversation reopens with the card answered. What counts for mastery is `TutorQuizCard`."""
 
     __tablename__ = "tutor_quiz_answers"
     __table_args__ = (UniqueConstraint("session_id", "quiz_id"),)
@@ -224,6 +227,23 @@ class TutorQuizAnswer(Base):
     selected_index: Mapped[int]
     correct: Mapped[bool] = mapped_column(Boolean)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class TutorQuizCard(Base):
+    """A lesson quiz card the tutor showed a learner, and the one answer of theirs that counts:
+    a card moves a learner's mastery once, whichever conversation it is answered in, and only
+    once it has been shown to them."""
+
+    __tablename__ = "tutor_quiz_cards"
+    __table_args__ = (UniqueConstraint("user_id", "lesson_id", "quiz_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    lesson_id: Mapped[int] = mapped_column(ForeignKey("lessons.id", ondelete="CASCADE"))
+    quiz_id: Mapped[str] = mapped_column(String(200))
+    shown_at: Mapped[datetime] = mapped_column(default=utcnow)
+    counted_index: Mapped[int | None] = mapped_column(Integer)
+    counted_at: Mapped[datetime | None] = mapped_column()
 
 
 class ExplorationSession(Base):
@@ -246,6 +266,7 @@ class ExplorationMessage(Base):
     )
     role: Mapped[str] = mapped_column(String(20))
     content: Mapped[str] = mapped_column(Text)
+    interrupted: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 

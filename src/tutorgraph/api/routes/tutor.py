@@ -70,6 +70,10 @@ class MessageOut(BaseModel):
     role: str
     content: str
     created_at: datetime
+    interrupted: bool = Field(
+        default=False,
+        description="An assistant reply still streaming, or cut off: the text streamed so far.",
+    )
 
 
 class TutorSessionOut(BaseModel):
