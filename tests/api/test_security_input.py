@@ -13,11 +13,17 @@ import jwt
 import pytest
 from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
+from sqlalchemy import select
 from starlette.websockets import WebSocketDisconnect
 
 from tests.conftest import TEST_SECRET, make_settings, register_and_login
+from tests.store.test_conformance import write_course
 from tutorgraph.api.app import create_app
+from tutorgraph.cli.seed import run_seed
+from tutorgraph.settings import Settings
 from tutorgraph.store import migrate
+from tutorgraph.store.db import Database
+from tutorgraph.store.models import LearningPath, User
 
 TOO_BIG = 2**63  # past SQLite's 64-bit integers, and far past PostgreSQL's 32-bit INTEGER
 PG_TOO_BIG = 2**31  # fits SQLite, overflows a PostgreSQL INTEGER column
@@ -294,3 +300,67 @@ def test_openapi_declares_bearer_and_cookie_authentication(client: TestClient) -
     assert schemes["APIKeyCookie"]["name"] == "tutorgraph_session"
     me = schema["paths"]["/api/v1/auth/me"]["get"]
     assert {"HTTPBearer": []} in me["security"] and {"APIKeyCookie": []} in me["security"]
+
+
+# --- sharing can be taken back -------------------------------------------------------------------
+
+
+@pytest.fixture
+def private_course(client: TestClient, settings: Settings) -> dict[str, dict[str, str]]:
+    """The demo course, private to its owner; a member who joined by link; a latecomer."""
+    write_course(settings.content_dir)
+    run_seed(settings)
+    people = {
+        name: register_and_login(client, email=f"{name}@example.org")
+        for name in ("owner", "member", "latecomer")
+    }
+    database = Database(settings)
+    with database.session() as session:
+        owner = session.scalars(select(User).where(User.email == "owner@example.org")).one()
+        course = session.scalars(select(LearningPath).where(LearningPath.slug == "demo")).one()
+        course.visibility, course.created_by = "private", owner.id
+    database.dispose()
+    token = client.post("/api/v1/courses/demo/share", headers=people["owner"]).json()
+    assert client.post(
+        f"/api/v1/shares/{token['share_token']}", headers=people["member"]
+    ).is_success
+    return people
+
+
+def _sees_course(client: TestClient, headers: dict[str, str]) -> bool:
+    return client.get("/api/v1/courses/demo", headers=headers).status_code == 200
+
+
+def test_a_rotated_link_stops_working_for_people_who_have_not_joined(
+    client: TestClient, private_course: dict[str, dict[str, str]]
+) -> None:
+    owner, member, latecomer = private_course.values()
+    old = client.post("/api/v1/courses/demo/share", headers=owner).json()["share_token"]
+    new = client.post("/api/v1/courses/demo/share", headers=owner).json()["share_token"]
+    assert new != old
+    assert client.post(f"/api/v1/shares/{old}", headers=latecomer).status_code == 404
+    assert not _sees_course(client, latecomer)
+    assert _sees_course(client, member)  # joined before: keeps access
+    assert client.post(f"/api/v1/shares/{new}", headers=latecomer).status_code == 200
+
+
+def test_the_owner_can_revoke_the_link_and_remove_a_member(
+    client: TestClient, private_course: dict[str, dict[str, str]]
+) -> None:
+    owner, member, latecomer = private_course.values()
+    token = client.post("/api/v1/courses/demo/share", headers=owner).json()["share_token"]
+    assert client.delete("/api/v1/courses/demo/share", headers=member).status_code == 403
+    assert client.delete("/api/v1/courses/demo/share", headers=owner).status_code == 204
+    assert client.post(f"/api/v1/shares/{token}", headers=latecomer).status_code == 404
+    assert _sees_course(client, member)
+
+    members = client.get("/api/v1/courses/demo/shares", headers=owner).json()
+    assert [m["name"] for m in members] == ["Ada"]
+    member_id = members[0]["user_id"]
+    path = f"/api/v1/courses/demo/shares/{member_id}"
+    assert client.get("/api/v1/courses/demo/shares", headers=member).status_code == 403
+    assert client.delete(path, headers=member).status_code == 403
+    assert client.delete(path, headers=owner).status_code == 204
+    assert not _sees_course(client, member)
+    assert client.delete(path, headers=owner).status_code == 404
+    assert client.get("/api/v1/courses/demo/shares", headers=owner).json() == []
