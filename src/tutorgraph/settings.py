@@ -60,6 +60,7 @@ class LimitSettings(BaseModel):
     max_upload_bytes: int = Field(default=20 * 1024 * 1024, ge=1024)
     max_message_chars: int = Field(default=8000, ge=100)
     max_answer_chars: int = Field(default=10000, ge=100)
+    websocket_auth_seconds: float = Field(default=5.0, gt=0, le=60)
 
 
 class Settings(BaseSettings):
@@ -82,6 +83,8 @@ class Settings(BaseSettings):
     jwt_secret: SecretStr = SecretStr(DEFAULT_JWT_SECRET)
     access_token_minutes: int = Field(default=60 * 24, ge=1)
     secure_cookies: bool = False
+    # Origins (`https://host[:port]`) besides the server's own that may open the WebSocket.
+    allowed_origins: list[str] = Field(default_factory=list)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     llm: LLMSettings = LLMSettings()
     search: SearchSettings = SearchSettings()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -9,8 +11,9 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select
 from starlette.websockets import WebSocketDisconnect
 
-from tests.conftest import register_and_login
-from tests.tutor.conftest import chat, lesson_id
+from tests.conftest import make_settings, register_and_login
+from tests.tutor.conftest import REPO_CONTENT, chat, lesson_id
+from tutorgraph.api.app import create_app
 from tutorgraph.settings import Settings
 from tutorgraph.store.db import Database
 from tutorgraph.store.models import Lesson
@@ -138,7 +141,8 @@ def test_websocket_turns(client: TestClient, settings: Settings) -> None:
     token = headers["Authorization"].removeprefix("Bearer ")
     lesson = lesson_id(settings)
     card = _cards(settings)[0]
-    with client.websocket_connect(f"/api/v1/tutor/ws/{lesson}?token={token}") as ws:
+    with client.websocket_connect(f"/api/v1/tutor/ws/{lesson}") as ws:
+        ws.send_json({"type": "auth", "token": token})  # no token in the URL
         welcome = _until_done(ws)
         assert welcome[0]["type"] == "assistant" and "Welcome" in welcome[0]["text"]
 
@@ -168,5 +172,54 @@ def test_websocket_turns(client: TestClient, settings: Settings) -> None:
 def test_websocket_needs_a_login(client: TestClient, settings: Settings) -> None:
     url = f"/api/v1/tutor/ws/{lesson_id(settings)}"
     with pytest.raises(WebSocketDisconnect) as closed, client.websocket_connect(url) as ws:
+        ws.send_json({"type": "message", "text": "hello"})  # not an auth message
         ws.receive_json()
     assert closed.value.code == 4401
+
+
+def _closed_with(client: TestClient, url: str, **kwargs: Any) -> int:
+    with (
+        pytest.raises(WebSocketDisconnect) as closed,
+        client.websocket_connect(url, **kwargs) as ws,
+    ):
+        ws.receive_json()
+    return closed.value.code
+
+
+def test_websocket_auth_never_takes_a_token_from_the_url(
+    client: TestClient, settings: Settings
+) -> None:
+    headers = register_and_login(client)
+    token = headers["Authorization"].removeprefix("Bearer ")
+    url = f"/api/v1/tutor/ws/{lesson_id(settings)}"
+    assert _closed_with(client, f"{url}?token={token}") == 4401  # waited for an auth message
+    client.cookies.set("tutorgraph_session", token)
+    with client.websocket_connect(url) as ws:  # the session cookie is enough
+        assert ws.receive_json()["type"] == "assistant"
+
+
+def test_websocket_refuses_foreign_origins(client: TestClient, settings: Settings) -> None:
+    headers = register_and_login(client)
+    client.cookies.set("tutorgraph_session", headers["Authorization"].removeprefix("Bearer "))
+    url = f"/api/v1/tutor/ws/{lesson_id(settings)}"
+    assert _closed_with(client, url, headers={"Origin": "https://evil.example"}) == 4403
+    with client.websocket_connect(url, headers={"Origin": "http://testserver"}) as ws:
+        assert ws.receive_json()["type"] == "assistant"
+
+
+def test_websocket_allows_configured_origins(tmp_path: Path, _seeded_data: Path) -> None:
+    shutil.copytree(_seeded_data, tmp_path / "data")
+    configured = make_settings(
+        tmp_path,
+        content_dir=REPO_CONTENT,
+        allowed_origins=["https://app.example"],
+        limits={"websocket_auth_seconds": 0.2},
+    )
+    with TestClient(create_app(configured)) as client:
+        url = f"/api/v1/tutor/ws/{lesson_id(configured)}"
+        allowed = {"Origin": "https://app.example"}
+        assert _closed_with(client, url, headers=allowed) == 4401  # no auth message in time
+        headers = register_and_login(client)
+        with client.websocket_connect(url, headers=allowed) as ws:
+            ws.send_json({"type": "auth", "token": headers["Authorization"][7:]})
+            assert ws.receive_json()["type"] == "assistant"

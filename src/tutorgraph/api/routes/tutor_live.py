@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 import asyncio
+from contextlib import suppress
 from typing import Any
+from urllib.parse import urlsplit
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from pydantic import BaseModel, Field
+from starlette.websockets import WebSocketState
 
+from tutorgraph import auth
 from tutorgraph.api.deps import SESSION_COOKIE, CurrentUser, DatabaseDep
 from tutorgraph.api.openapi_problems import problem_responses
 from tutorgraph.api.sse import payload
-from tutorgraph.errors import AuthenticationError, InputError, TutorgraphError
+from tutorgraph.errors import InputError, TutorgraphError
 from tutorgraph.limits import check_message
 from tutorgraph.llm import TextDelta
-from tutorgraph.security import decode_access_token
+from tutorgraph.settings import Settings
 from tutorgraph.store import courses
 from tutorgraph.store.db import Database
 from tutorgraph.store.ids import DbId
@@ -60,20 +64,49 @@ async def quiz_answer(body: QuizAnswerIn, user: CurrentUser, database: DatabaseD
     return await asyncio.to_thread(_grade, database, user, body)
 
 
-def _ws_user(websocket: WebSocket, database: Database) -> User | None:
-    token = websocket.query_params.get("token") or websocket.cookies.get(SESSION_COOKIE)
-    if not token:
-        return None
-    try:
-        user_id = decode_access_token(websocket.app.state.settings, token)
-    except AuthenticationError:
-        return None
+def _ws_user(database: Database, settings: Settings, token: str) -> User | None:
     with database.session() as session:
-        user = session.get(User, user_id)
-        if user is None or not user.is_active:
-            return None
-        session.expunge(user)
+        user = auth.user_for_token(session=session, settings=settings, token=token)
+        if user is not None:
+            session.expunge(user)
         return user
+
+
+def _origin_allowed(websocket: WebSocket, settings: Settings) -> bool:
+    """Browsers always send Origin on a WebSocket: it must be this server itself or an origin
+    the settings allow. (Clients that are not browsers send none and need a token anyway.)"""
+    origin = websocket.headers.get("origin")
+    if origin is None:
+        return True
+    if origin.rstrip("/") in {allowed.rstrip("/") for allowed in settings.allowed_origins}:
+        return True
+    return urlsplit(origin).netloc.lower() == websocket.headers.get("host", "").lower()
+
+
+async def _token_message(websocket: WebSocket, seconds: float) -> str | None:
+    """The token of a first `{"type": "auth", "token": ...}` message, if it comes in time."""
+    try:
+        event = await asyncio.wait_for(websocket.receive_json(), timeout=seconds)
+    except (TimeoutError, ValueError, KeyError, WebSocketDisconnect):
+        return None
+    if isinstance(event, dict) and event.get("type") == "auth":
+        token = event.get("token")
+        return token if isinstance(token, str) and token else None
+    return None
+
+
+async def _authenticate(
+    websocket: WebSocket, database: Database, settings: Settings
+) -> User | None:
+    """The session cookie, else a first auth message (after accepting): never a URL token,
+    which would end up in access logs."""
+    token = websocket.cookies.get(SESSION_COOKIE)
+    if token is None:
+        await websocket.accept()
+        token = await _token_message(websocket, settings.limits.websocket_auth_seconds)
+    if token is None:
+        return None
+    return await asyncio.to_thread(_ws_user, database, settings, token)
 
 
 def _check_lesson(database: Database, user: User, lesson_id: int) -> None:
@@ -83,21 +116,31 @@ def _check_lesson(database: Database, user: User, lesson_id: int) -> None:
 
 @router.websocket("/tutor/ws/{lesson_id}")
 async def tutor_ws(websocket: WebSocket, lesson_id: DbId) -> None:
-    """Events in: `{"type": "message", "text", "mode"?}` and `{"type": "quiz_answer", "answer"}`.
+    """Authenticate with the session cookie, or else with a first message `{"type": "auth",
+    "token"}` within `limits.websocket_auth_seconds` (never a token in the URL). A browser's
+    Origin must be this server or one of `allowed_origins`. Closes with 4403 (origin), 4401
+    (not logged in) or 4404 (no such lesson).
+    Events in: `{"type": "message", "text", "mode"?}` and `{"type": "quiz_answer", "answer"}`.
     Events out: the SSE event payloads of the explain step (text, tool_call, tool_result, error),
     `{"type": "assistant", "text", "quiz"?}` for coordinator replies, `{"type": "feedback",
     "correct", "text"}` after a graded answer, and `{"type": "done"}` ending each turn."""
     database: Database = websocket.app.state.db
-    user = await asyncio.to_thread(_ws_user, websocket, database)
+    settings: Settings = websocket.app.state.settings
+    if not _origin_allowed(websocket, settings):
+        await websocket.close(code=4403, reason="origin not allowed")
+        return
+    user = await _authenticate(websocket, database, settings)
     if user is None:
-        await websocket.close(code=4401, reason="log in first")
+        with suppress(RuntimeError):  # the client may have gone already
+            await websocket.close(code=4401, reason="log in first")
         return
     try:
         await asyncio.to_thread(_check_lesson, database, user, lesson_id)
     except TutorgraphError:
         await websocket.close(code=4404, reason="no such lesson")
         return
-    await websocket.accept()
+    if websocket.client_state is WebSocketState.CONNECTING:
+        await websocket.accept()
     graph = build_session_graph(websocket.app.state.checkpointer)
     runtime = _runtime(websocket)
     chat_id: list[str | None] = [None]
