@@ -17,7 +17,16 @@ LAYERS: list[set[str]] = [
     {"api", "web", "engines"},  # the HTTP edges and the engine wiring they share
     {"assessment", "tutor", "practice", "auth"},  # workflows
     {"grading", "knowledge", "content"},  # domain
-    {"store", "llm", "security", "signing_secret", "password_policy", "settings", "errors", "limits"}
+    {
+        "store",
+        "llm",
+        "security",
+        "signing_secret",
+        "password_policy",
+        "settings",
+        "errors",
+        "limits",
+    }
     | {"offload", "wording", "__init__"},  # base
 ]
 # What the server never imports: benchmark-only code and the command line.

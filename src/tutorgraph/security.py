@@ -17,6 +17,7 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from tutorgraph.errors import AuthenticationError
 from tutorgraph.settings import Settings
 from tutorgraph.signing_secret import signing_secret
+from tutorgraph.store.ids import is_db_id
 
 # OWASP's argon2id minimum (19 MiB, 2 passes, 1 lane): ~40 ms of one core, so a burst of
 # logins does not take every core. Hashes made with other parameters still verify.
@@ -69,7 +70,7 @@ def decode_access_token(settings: Settings, token: str) -> TokenClaims:
             algorithms=["HS256"],
             options={"require": ["sub", "exp", "iat", "jti", "ver"]},
         )
-        return TokenClaims(
+        result = TokenClaims(
             user_id=int(claims["sub"]),
             token_id=str(claims["jti"]),
             token_version=int(claims["ver"]),
@@ -77,3 +78,6 @@ def decode_access_token(settings: Settings, token: str) -> TokenClaims:
         )
     except (jwt.PyJWTError, ValueError, TypeError) as exc:
         raise AuthenticationError("invalid or expired token") from exc
+    if not is_db_id(result.user_id):  # a signed but impossible subject names nobody
+        raise AuthenticationError("invalid or expired token")
+    return result

@@ -61,9 +61,11 @@ class LimitSettings(BaseModel):
     login_failures_per_account_per_ip: int = Field(default=10, ge=1)
     login_failures_per_ip: int = Field(default=100, ge=1)
     registrations_per_hour_per_ip: int = Field(default=20, ge=1)
+    max_body_bytes: int = Field(default=1024 * 1024, ge=1024)
     max_upload_bytes: int = Field(default=20 * 1024 * 1024, ge=1024)
     max_message_chars: int = Field(default=8000, ge=100)
     max_answer_chars: int = Field(default=10000, ge=100)
+    websocket_auth_seconds: float = Field(default=5.0, gt=0, le=60)
 
 
 class Settings(BaseSettings):
@@ -90,6 +92,8 @@ class Settings(BaseSettings):
     secure_cookies: bool | None = None
     # None: /docs and /openapi.json are served in development only.
     api_docs: bool | None = None
+    # Origins (`https://host[:port]`) besides the server's own that may open the WebSocket.
+    allowed_origins: list[str] = Field(default_factory=list)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     llm: LLMSettings = LLMSettings()
     search: SearchSettings = SearchSettings()

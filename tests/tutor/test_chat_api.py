@@ -102,7 +102,10 @@ def test_a_model_failure_is_an_error_frame_and_the_question_is_kept(
         {"type": "done"},
     ]
     opened = client.get(f"/api/v1/tutor/sessions/{stream.session_id}", headers=headers).json()
-    assert [m["role"] for m in opened["messages"]] == ["user"]
+    assert [(m["role"], m["content"], m["interrupted"]) for m in opened["messages"]] == [
+        ("user", "Hello?", False),
+        ("assistant", "", True),  # the turn stays a pair: the reply is marked cut short
+    ]
 
 
 def test_invalid_requests_are_refused_before_streaming(

@@ -17,7 +17,7 @@ from tests.fakes.openai_server import FakeOpenAIServer
 from tests.tutor.conftest import lesson_id
 from tutorgraph.api.app import create_app
 from tutorgraph.content.retrieval import SearchIndexes
-from tutorgraph.llm import Finish, Message, StreamEvent, TextDelta, ToolSpec
+from tutorgraph.llm import Finish, Message, ScriptedEngine, StreamEvent, TextDelta, ToolSpec
 from tutorgraph.settings import LLMSettings, Settings
 from tutorgraph.store import users
 from tutorgraph.store.db import Database
@@ -28,7 +28,7 @@ REPLY = " ".join(f"word{n}" for n in range(40)) + "."
 
 
 def stored(settings: Settings, session_id: str, *, wait: float = 10.0) -> list[tuple[str, str]]:
-    """The session's messages once the assistant's reply is there (or after `wait` seconds)."""
+    """The session's messages once the assistant's reply is complete (or after `wait` seconds)."""
     database = Database(settings)
     deadline = time.monotonic() + wait
     try:
@@ -40,7 +40,8 @@ def stored(settings: Settings, session_id: str, *, wait: float = 10.0) -> list[t
                     .order_by(ChatMessage.id)
                 ).all()
                 messages = [(row.role, row.content) for row in rows]
-            if any(role == "assistant" for role, _ in messages) or time.monotonic() > deadline:
+                complete = any(row.role == "assistant" and not row.interrupted for row in rows)
+            if complete or time.monotonic() > deadline:
                 return messages
             time.sleep(0.05)
     finally:
@@ -138,4 +139,83 @@ async def test_shutdown_stores_what_a_running_turn_produced(settings: Settings) 
             ("user", "Go."),
             ("assistant", "The first half"),
         ]
+    database.dispose()
+
+
+class Crash(BaseException):
+    """What a dying process looks like to the turn: not an Exception the loop can report."""
+
+
+def _rows(database: Database, session_id: str) -> list[tuple[str, str, bool]]:
+    with database.session() as session:
+        rows = session.scalars(
+            select(ChatMessage).where(ChatMessage.session_id == session_id).order_by(ChatMessage.id)
+        ).all()
+        return [(r.role, r.content, r.interrupted) for r in rows]
+
+
+async def test_a_reply_cut_off_by_a_crash_keeps_what_was_streamed(settings: Settings) -> None:
+    database = Database(settings)
+    with database.session() as session:
+        user_id = users.create_user(session=session, email="a@b.co", password="x" * 9, name="A").id
+    runtime = TutorRuntime(
+        database=database, indexes=SearchIndexes(settings.index_dir), settings=settings
+    )
+    model = ScriptedEngine()
+    model.enqueue_chat(["The first ", "half", Crash()], "Picking up where we stopped.")
+    lesson = lesson_id(settings)
+
+    session_id, events = await runtime.start(
+        TurnRequest(kind="tutor", user_id=user_id, message="Go.", lesson_id=lesson), model=model
+    )
+    received = [event async for event in events]
+    while runtime.running:
+        await asyncio.sleep(0.01)
+
+    assert received == [TextDelta(delta="The first "), TextDelta(delta="half")]
+    assert _rows(database, session_id) == [
+        ("user", "Go.", False),
+        ("assistant", "The first half", True),
+    ]
+    _, events = await runtime.start(
+        TurnRequest(
+            kind="tutor", user_id=user_id, message="And?", lesson_id=lesson, session_id=session_id
+        ),
+        model=model,
+    )
+    _ = [event async for event in events]
+    sent = [(m.role, m.content) for m in model.requests[-1].messages[1:]]
+    assert sent == [("user", "Go."), ("assistant", "The first half"), ("user", "And?")]
+    assert [role for role, _, _ in _rows(database, session_id)] == [
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+    ]
+    await runtime.aclose()
+    database.dispose()
+
+
+async def test_a_streaming_reply_is_stored_while_it_streams(settings: Settings) -> None:
+    """If the process dies outright, what has streamed is already in the database."""
+    database = Database(settings)
+    with database.session() as session:
+        user_id = users.create_user(session=session, email="a@b.co", password="x" * 9, name="A").id
+    runtime = TutorRuntime(
+        database=database, indexes=SearchIndexes(settings.index_dir), settings=settings
+    )
+    model = SlowModel()
+    session_id, events = await runtime.start(
+        TurnRequest(kind="tutor", user_id=user_id, message="Go.", lesson_id=lesson_id(settings)),
+        model=model,
+    )
+    await asyncio.wait_for(model.started.wait(), timeout=5)
+    deadline = time.monotonic() + 5
+    while (rows := _rows(database, session_id))[-1][1] == "" and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+
+    assert rows == [("user", "Go.", False), ("assistant", "The first half", True)]
+    assert runtime.running == 1  # still streaming
+    await runtime.aclose(timeout=0.1)
+    _ = [event async for event in events]
     database.dispose()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -9,8 +11,9 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select
 from starlette.websockets import WebSocketDisconnect
 
-from tests.conftest import register_and_login
-from tests.tutor.conftest import chat, lesson_id
+from tests.conftest import make_settings, register_and_login
+from tests.tutor.conftest import REPO_CONTENT, chat, lesson_id
+from tutorgraph.api.app import create_app
 from tutorgraph.settings import Settings
 from tutorgraph.store.db import Database
 from tutorgraph.store.models import Lesson
@@ -43,7 +46,7 @@ def _answer(
     )
 
 
-def test_an_inline_quiz_answer_moves_mastery_once_per_conversation(
+def test_an_inline_quiz_card_moves_mastery_once_per_learner(
     client: TestClient, settings: Settings
 ) -> None:
     headers = register_and_login(client)
@@ -53,26 +56,45 @@ def test_an_inline_quiz_answer_moves_mastery_once_per_conversation(
     quiz = parse_blocks(stream.text, "quiz", QuizBlock)[0]
     wrong_index = (quiz.correct_index + 1) % len(quiz.options)
 
-    right = _answer(client, headers, lesson, first_chat, quiz, quiz.correct_index)
-    assert right.status_code == 200, right.text
-    body = right.json()
-    assert body["correct"] is True and body["recorded"] is True and body["explanation"]
-    assert body["mastery"]["after"] > body["mastery"]["before"]
+    wrong = _answer(client, headers, lesson, first_chat, quiz, wrong_index)
+    assert wrong.status_code == 200, wrong.text
+    body = wrong.json()
+    assert body["correct"] is False and body["recorded"] is True
+    assert body["correct_index"] is None and body["explanation"] is None  # nothing given away
+    assert body["feedback"] and quiz.options[quiz.correct_index] not in body["feedback"]
+    assert body["mastery"]["after"] <= body["mastery"]["before"]
 
-    again = _answer(client, headers, lesson, first_chat, quiz, wrong_index).json()
-    assert again["recorded"] is False  # the card showed the answer: a second try is no evidence
-    assert again["correct"] is True and again["selected_index"] == quiz.correct_index
-    assert again["mastery"]["before"] == again["mastery"]["after"] == body["mastery"]["after"]
+    retry = _answer(client, headers, lesson, first_chat, quiz, quiz.correct_index).json()
+    assert retry["correct"] is True and retry["recorded"] is False  # a second try is no evidence
+    assert retry["correct_index"] == quiz.correct_index and retry["explanation"]
+    assert retry["mastery"]["before"] == retry["mastery"]["after"] == body["mastery"]["after"]
     reopened = client.get(f"/api/v1/tutor/sessions/{first_chat}", headers=headers).json()
-    assert reopened["quiz_answers"] == {quiz.id: quiz.correct_index}
+    assert reopened["quiz_answers"] == {quiz.id: wrong_index}
 
     later = chat(client, headers, "quiz me", lesson_id=lesson)
     second_chat = later.headers["x-session-id"]
     assert second_chat != first_chat
-    wrong = _answer(client, headers, lesson, second_chat, quiz, wrong_index).json()
-    assert wrong["recorded"] is True and wrong["correct"] is False
-    assert wrong["mastery"]["before"] == body["mastery"]["after"]
-    assert wrong["mastery"]["after"] < wrong["mastery"]["before"]
+    fresh = _answer(client, headers, lesson, second_chat, quiz, quiz.correct_index).json()
+    assert fresh["correct"] is True and fresh["recorded"] is False  # a new chat farms nothing
+    assert fresh["mastery"]["before"] == fresh["mastery"]["after"] == body["mastery"]["after"]
+    mastery = client.get("/api/v1/mastery", headers=headers).json()
+    assert [(row["concept"], row["attempts"]) for row in mastery] == [
+        (body["mastery"]["concept"], 1)
+    ]
+
+
+def test_a_card_never_shown_to_the_learner_cannot_be_answered(
+    client: TestClient, settings: Settings
+) -> None:
+    headers = register_and_login(client)
+    lesson = lesson_id(settings)
+    hello = chat(client, headers, "hello", lesson_id=lesson)
+    assert hello.of("text") and "<quiz>" not in hello.text
+    for card in _cards(settings):
+        response = _answer(client, headers, lesson, hello.session_id, card, card.correct_index)
+        assert response.status_code == 404, response.text
+    mastery = client.get("/api/v1/mastery", headers=headers).json()
+    assert mastery == []
 
 
 def test_quiz_answer_errors(client: TestClient, settings: Settings) -> None:
@@ -119,7 +141,8 @@ def test_websocket_turns(client: TestClient, settings: Settings) -> None:
     token = headers["Authorization"].removeprefix("Bearer ")
     lesson = lesson_id(settings)
     card = _cards(settings)[0]
-    with client.websocket_connect(f"/api/v1/tutor/ws/{lesson}?token={token}") as ws:
+    with client.websocket_connect(f"/api/v1/tutor/ws/{lesson}") as ws:
+        ws.send_json({"type": "auth", "token": token})  # no token in the URL
         welcome = _until_done(ws)
         assert welcome[0]["type"] == "assistant" and "Welcome" in welcome[0]["text"]
 
@@ -149,5 +172,54 @@ def test_websocket_turns(client: TestClient, settings: Settings) -> None:
 def test_websocket_needs_a_login(client: TestClient, settings: Settings) -> None:
     url = f"/api/v1/tutor/ws/{lesson_id(settings)}"
     with pytest.raises(WebSocketDisconnect) as closed, client.websocket_connect(url) as ws:
+        ws.send_json({"type": "message", "text": "hello"})  # not an auth message
         ws.receive_json()
     assert closed.value.code == 4401
+
+
+def _closed_with(client: TestClient, url: str, **kwargs: Any) -> int:
+    with (
+        pytest.raises(WebSocketDisconnect) as closed,
+        client.websocket_connect(url, **kwargs) as ws,
+    ):
+        ws.receive_json()
+    return closed.value.code
+
+
+def test_websocket_auth_never_takes_a_token_from_the_url(
+    client: TestClient, settings: Settings
+) -> None:
+    headers = register_and_login(client)
+    token = headers["Authorization"].removeprefix("Bearer ")
+    url = f"/api/v1/tutor/ws/{lesson_id(settings)}"
+    assert _closed_with(client, f"{url}?token={token}") == 4401  # waited for an auth message
+    client.cookies.set("tutorgraph_session", token)
+    with client.websocket_connect(url) as ws:  # the session cookie is enough
+        assert ws.receive_json()["type"] == "assistant"
+
+
+def test_websocket_refuses_foreign_origins(client: TestClient, settings: Settings) -> None:
+    headers = register_and_login(client)
+    client.cookies.set("tutorgraph_session", headers["Authorization"].removeprefix("Bearer "))
+    url = f"/api/v1/tutor/ws/{lesson_id(settings)}"
+    assert _closed_with(client, url, headers={"Origin": "https://evil.example"}) == 4403
+    with client.websocket_connect(url, headers={"Origin": "http://testserver"}) as ws:
+        assert ws.receive_json()["type"] == "assistant"
+
+
+def test_websocket_allows_configured_origins(tmp_path: Path, _seeded_data: Path) -> None:
+    shutil.copytree(_seeded_data, tmp_path / "data")
+    configured = make_settings(
+        tmp_path,
+        content_dir=REPO_CONTENT,
+        allowed_origins=["https://app.example"],
+        limits={"websocket_auth_seconds": 0.2},
+    )
+    with TestClient(create_app(configured)) as client:
+        url = f"/api/v1/tutor/ws/{lesson_id(configured)}"
+        allowed = {"Origin": "https://app.example"}
+        assert _closed_with(client, url, headers=allowed) == 4401  # no auth message in time
+        headers = register_and_login(client)
+        with client.websocket_connect(url, headers=allowed) as ws:
+            ws.send_json({"type": "auth", "token": headers["Authorization"][7:]})
+            assert ws.receive_json()["type"] == "assistant"

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import select
-from sqlalchemy.orm import Session
 
 from tests.store.test_conformance import write_course
 from tutorgraph.content.seeding import seed_content
@@ -82,7 +81,7 @@ def test_tutor_and_explore_sessions_round_trip(
         [mine] = sessions.list_tutor_sessions(session=session, user_id=ada.id)
         assert (mine.id, mine.message_count, mine.lesson_title) == (
             first.session_id,
-            3,
+            4,  # two turns: the second reply is there already, empty and marked interrupted
             "Self-attention",
         )
         assert mine.title == "What is a query?" and mine.updated_at >= mine.created_at
@@ -107,11 +106,12 @@ def test_tutor_and_explore_sessions_round_trip(
         assert sessions.list_explore_sessions(session=session, user_id=ada.id) == []
 
 
-def test_a_quiz_card_counts_once_per_conversation_even_when_answered_twice_at_once(
-    backend_db: Database, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_a_quiz_card_counts_once_per_learner_and_only_once_shown(
+    backend_db: Database, tmp_path: Path
 ) -> None:
-    """Two answers to one card race: the one stored first counts, the other is told so (the
-    unique constraint decides, inside a savepoint, so the caller's transaction goes on)."""
+    """The first answer to a shown card counts, in whichever conversation; later answers (a
+    retry, another conversation) are graded but leave mastery alone; an unshown card is not
+    there to answer. Each conversation remembers its own first answer."""
     database = backend_db
     write_course(tmp_path / "content")
     card = QuizCard(id="q1", question="Which?", options=["a", "b"], correct_index=1, concept="qk")
@@ -119,39 +119,51 @@ def test_a_quiz_card_counts_once_per_conversation_even_when_answered_twice_at_on
         seed_content(session=session, content_dir=tmp_path / "content")
         ada = users.create_user(session=session, email="ada@x.org", password="x" * 9, name="Ada")
         lesson = session.scalars(select(Lesson).where(Lesson.slug == "attn")).one()
-        chat = TutorSession(user_id=ada.id, lesson_id=lesson.id, title="t")
-        session.add(chat)
+        chats = [TutorSession(user_id=ada.id, lesson_id=lesson.id, title=t) for t in "ab"]
+        session.add_all(chats)
         session.flush()
-        chat_id, lesson_id, ada_id = chat.id, lesson.id, ada.id
-    with database.session() as session:  # the answer that won the race, already committed
-        session.add(
-            TutorQuizAnswer(
-                user_id=ada_id, session_id=chat_id, quiz_id="q1", selected_index=0, correct=False
+        first_chat, second_chat = (chat.id for chat in chats)
+        lesson_id, ada_id = lesson.id, ada.id
+
+    def answer(chat_id: str, index: int) -> quiz_grading.QuizOutcome:
+        with database.session() as session:
+            return quiz_grading.grade_choice(
+                session=session,
+                user_id=ada_id,
+                chat=session.get_one(TutorSession, chat_id),
+                lesson=session.get_one(Lesson, lesson_id),
+                card=card,
+                selected_index=index,
             )
-        )
-    real_lookup = quiz_grading._stored_answer
-    lookups: list[str] = []
 
-    def late_lookup(session: Session, chat_id: str, quiz_id: str) -> TutorQuizAnswer | None:
-        lookups.append(quiz_id)
-        return None if len(lookups) == 1 else real_lookup(session, chat_id, quiz_id)
-
-    monkeypatch.setattr(quiz_grading, "_stored_answer", late_lookup)
+    with pytest.raises(NotFoundError):
+        answer(first_chat, 1)  # never shown to Ada
     with database.session() as session:
-        outcome = quiz_grading.grade_choice(
+        quiz_grading.mark_shown_in_reply(
             session=session,
             user_id=ada_id,
-            chat=session.get_one(TutorSession, chat_id),
-            lesson=session.get_one(Lesson, lesson_id),
-            card=card,
-            selected_index=1,
+            lesson_id=lesson_id,
+            text='Try this: <quiz>{"id": "q1", "question": "Which?", "options": ["a", "b"], '
+            '"correct_index": 1}</quiz>',
         )
-        assert (outcome.recorded, outcome.correct, outcome.selected_index) == (False, False, 0)
-        assert outcome.mastery.before == outcome.mastery.after
-        assert session.scalars(select(ConceptMastery)).all() == []
+    wrong = answer(first_chat, 0)
+    retry = answer(first_chat, 1)
+    elsewhere = answer(second_chat, 1)
+    assert (wrong.recorded, wrong.correct, wrong.correct_index, wrong.explanation) == (
+        True,
+        False,
+        None,
+        None,
+    )
+    assert wrong.mastery.after < wrong.mastery.before or wrong.mastery.before == 0
+    for later in (retry, elsewhere):
+        assert (later.recorded, later.correct, later.correct_index) == (False, True, 1)
+        assert later.mastery.before == later.mastery.after == wrong.mastery.after
     with database.session() as session:
-        rows = session.scalars(select(TutorQuizAnswer)).all()
-        assert [(r.quiz_id, r.selected_index) for r in rows] == [("q1", 0)]
-        sessions.delete_tutor_session(session=session, user_id=ada_id, session_id=chat_id)
-    with database.session() as session:
-        assert session.scalars(select(TutorQuizAnswer)).all() == []  # gone with the chat
+        mastery_rows = session.scalars(select(ConceptMastery)).all()
+        assert [(row.concept, row.attempts) for row in mastery_rows] == [("qk", 1)]
+        rows = session.scalars(select(TutorQuizAnswer).order_by(TutorQuizAnswer.id)).all()
+        assert [(r.session_id, r.selected_index) for r in rows] == [
+            (first_chat, 0),
+            (second_chat, 1),
+        ]

@@ -10,8 +10,10 @@ from fastapi import APIRouter, Depends, FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from tutorgraph import __version__
+from tutorgraph.api.body_limit import BodyLimitMiddleware
 from tutorgraph.api.csrf import verify_csrf
 from tutorgraph.api.docs import OPENAPI_URL, install_api_docs
+from tutorgraph.api.openapi_problems import document_problems
 from tutorgraph.api.problems import install_exception_handlers
 from tutorgraph.api.routes import (
     assessments,
@@ -50,7 +52,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         log.info("tutorgraph %s up (engine=%s)", __version__, settings.llm.engine)
         async with open_checkpointer(settings) as checkpointer:
             app.state.checkpointer = checkpointer
-            yield
+            try:
+                yield
+            finally:  # a service built on this checkpointer must not outlive it
+                app.state.assessments = None
         await aclose_model(model)
         database.dispose()
 
@@ -93,4 +98,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(pages.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     install_exception_handlers(app)
+    document_problems(app)
+    app.add_middleware(BodyLimitMiddleware, max_body_bytes=settings.limits.max_body_bytes)
     return app

@@ -12,6 +12,7 @@ from typing import Annotated
 
 import anyio.to_thread
 from fastapi import Depends, Request
+from fastapi.security import APIKeyCookie, HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.orm import Session
 
 from tutorgraph import auth
@@ -70,11 +71,30 @@ def request_token(request: Request) -> str | None:
     return request.cookies.get(SESSION_COOKIE)
 
 
+# Declared security schemes, so the OpenAPI document says how to authenticate.
+bearer_scheme = HTTPBearer(
+    auto_error=False, description="The `access_token` from `POST /api/v1/auth/login`."
+)
+cookie_scheme = APIKeyCookie(
+    name=SESSION_COOKIE, auto_error=False, description="The HTTP-only cookie login sets."
+)
+
+
+async def get_token(
+    bearer: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer_scheme)],
+    cookie: Annotated[str | None, Depends(cookie_scheme)],
+) -> str | None:
+    """The access token: the bearer header if sent, else the session cookie."""
+    return bearer.credentials if bearer is not None else cookie
+
+
+TokenDep = Annotated[str | None, Depends(get_token)]
+
+
 async def get_optional_user(
-    request: Request, session: SessionDep, settings: SettingsDep
+    token: TokenDep, session: SessionDep, settings: SettingsDep
 ) -> User | None:
     """The caller if a valid bearer token or session cookie came with the request."""
-    token = request_token(request)
     if not token:
         return None
 

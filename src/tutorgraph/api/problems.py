@@ -16,6 +16,14 @@ from tutorgraph.errors import AuthenticationError, TutorgraphError
 log = logging.getLogger(__name__)
 
 
+_HTTP_TITLES = {
+    400: "Bad request",
+    404: "Not found",
+    405: "Method not allowed",
+    413: "Content too large",
+}
+
+
 def _wants_html(request: Request) -> bool:
     path = request.url.path
     if path.startswith("/api/") or path in {"/healthz", "/openapi.json"}:
@@ -71,7 +79,7 @@ def install_exception_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:
-        title = {404: "Not found", 405: "Method not allowed"}.get(exc.status_code, "Error")
+        title = _HTTP_TITLES.get(exc.status_code, "Error")
         detail = str(exc.detail) if exc.detail else title
         if _wants_html(request):
             return _html_error(request, exc.status_code, title, detail)

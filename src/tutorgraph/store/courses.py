@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Literal
 
 from sqlalchemy import or_, select
@@ -108,11 +109,52 @@ def _owned(course: LearningPath, user: User) -> None:
 
 
 def create_share_token(*, session: Session, course: LearningPath, user: User) -> str:
-    """A new share link token for a course (replacing the previous one)."""
+    """A new share link token for a course. The previous link stops working for anyone who has
+    not joined yet; members keep their access until removed."""
     _owned(course, user)
     course.share_token = secrets.token_urlsafe(24)
     session.flush()
     return course.share_token
+
+
+def revoke_share_token(*, session: Session, course: LearningPath, user: User) -> None:
+    """Turn the share link off: nobody new can join with it (members keep their access)."""
+    _owned(course, user)
+    course.share_token = None
+    session.flush()
+
+
+@dataclass(frozen=True)
+class Member:
+    user_id: int
+    name: str
+    joined_at: datetime
+
+
+def course_members(*, session: Session, course: LearningPath, user: User) -> list[Member]:
+    """Who joined the course through a share link, earliest first (owners only)."""
+    _owned(course, user)
+    rows = session.execute(
+        select(CourseShare.user_id, User.name, CourseShare.created_at)
+        .join(User, User.id == CourseShare.user_id)
+        .where(CourseShare.learning_path_id == course.id)
+        .order_by(CourseShare.created_at, CourseShare.id)
+    ).all()
+    return [Member(user_id, name, joined_at) for user_id, name, joined_at in rows]
+
+
+def remove_member(*, session: Session, course: LearningPath, user: User, member_id: int) -> None:
+    """Take a member's access away (owners only); 404 when they are not a member."""
+    _owned(course, user)
+    share = session.scalar(
+        select(CourseShare).where(
+            CourseShare.learning_path_id == course.id, CourseShare.user_id == member_id
+        )
+    )
+    if share is None:
+        raise NotFoundError(f"user {member_id} is not a member of course {course.slug!r}")
+    session.delete(share)
+    session.flush()
 
 
 def set_visibility(*, session: Session, course: LearningPath, user: User, visibility: str) -> None:

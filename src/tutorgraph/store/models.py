@@ -20,8 +20,11 @@ from sqlalchemy import (
     MetaData,
     String,
     Text,
+    TypeDecorator,
     UniqueConstraint,
+    false,
 )
+from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 Role = Literal["learner", "instructor", "admin"]
@@ -45,12 +48,33 @@ def new_uuid() -> str:
     return str(uuid.uuid4())
 
 
+class UTCDateTime(TypeDecorator[datetime]):
+    """A timestamp stored in UTC and always read back timezone-aware (SQLite keeps no offset),
+    so every timestamp the API returns is ISO 8601 with its offset."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        # a naive value is taken to be UTC; SQLite then stores the UTC wall time
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            return value.replace(tzinfo=UTC)
+        return value.astimezone(UTC)
+
+
 class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING)
     type_annotation_map: ClassVar[dict[Any, Any]] = {
         dict[str, Any]: JSON,
         list[Any]: JSON,
-        datetime: DateTime(timezone=True),
+        datetime: UTCDateTime(),
     }
 
 
@@ -196,12 +220,14 @@ class ChatMessage(Base):
     )
     role: Mapped[str] = mapped_column(String(20))
     content: Mapped[str] = mapped_column(Text)
+    # an assistant reply still being written, or cut off by a crash: what was streamed so far
+    interrupted: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
 class TutorQuizAnswer(Base):
-    """A learner's answer to an inline quiz card in one lesson conversation: the first answer
-    to a card in a conversation is the one that counts (it alone moved mastery)."""
+    """A learner's first answer to an inline quiz card in one lesson conversation, so the
+    conversation reopens with the card answered. What counts for mastery is `TutorQuizCard`."""
 
     __tablename__ = "tutor_quiz_answers"
     __table_args__ = (UniqueConstraint("session_id", "quiz_id"),)
@@ -213,6 +239,23 @@ class TutorQuizAnswer(Base):
     selected_index: Mapped[int]
     correct: Mapped[bool] = mapped_column(Boolean)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class TutorQuizCard(Base):
+    """A lesson quiz card the tutor showed a learner, and the one answer of theirs that counts:
+    a card moves a learner's mastery once, whichever conversation it is answered in, and only
+    once it has been shown to them."""
+
+    __tablename__ = "tutor_quiz_cards"
+    __table_args__ = (UniqueConstraint("user_id", "lesson_id", "quiz_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    lesson_id: Mapped[int] = mapped_column(ForeignKey("lessons.id", ondelete="CASCADE"))
+    quiz_id: Mapped[str] = mapped_column(String(200))
+    shown_at: Mapped[datetime] = mapped_column(default=utcnow)
+    counted_index: Mapped[int | None] = mapped_column(Integer)
+    counted_at: Mapped[datetime | None] = mapped_column()
 
 
 class ExplorationSession(Base):
@@ -235,6 +278,7 @@ class ExplorationMessage(Base):
     )
     role: Mapped[str] = mapped_column(String(20))
     content: Mapped[str] = mapped_column(Text)
+    interrupted: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 

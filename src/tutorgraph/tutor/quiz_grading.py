@@ -6,23 +6,28 @@ Multiple choice is graded exactly: the answer is correct iff the chosen index is
 concept, falling back to the lesson's first concept and then the lesson slug. No model call is
 needed for an exact check, so this is fast and deterministic.
 
-A card counts once per conversation: the first answer to it is stored (`TutorQuizAnswer`) and
-moves mastery; answering it again in that conversation (after the card has shown the right
-option) returns the stored outcome, `recorded` false, and leaves mastery as it is."""
+A card is evidence once per learner (`TutorQuizCard`): only a card the tutor has shown them
+can be answered, and only their first answer to it, in whichever conversation, moves mastery.
+Answering again (another try after a wrong answer, or a new conversation) is graded but leaves
+mastery as it is. A wrong answer does not reveal the right option: the learner may try again."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
-from pydantic import BaseModel
-from sqlalchemy import select
+from pydantic import BaseModel, Field
+from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from tutorgraph.errors import InputError, NotFoundError
 from tutorgraph.grading import mastery
-from tutorgraph.store.models import Lesson, TutorQuizAnswer, TutorSession
+from tutorgraph.store.models import Lesson, TutorQuizAnswer, TutorQuizCard, TutorSession, utcnow
+from tutorgraph.tutor.blocks import QuizBlock, parse_blocks
 from tutorgraph.tutor.context import QuizCard
+
+TRY_AGAIN = "Not quite. Have another look at the options and try again."
 
 
 class MasteryMove(BaseModel):
@@ -34,10 +39,13 @@ class MasteryMove(BaseModel):
 class QuizOutcome(BaseModel):
     quiz_id: str
     selected_index: int
-    recorded: bool
+    recorded: bool = Field(
+        description="This answer moved mastery: only a learner's first answer to a card does."
+    )
     correct: bool
-    correct_index: int
-    explanation: str
+    correct_index: int | None = Field(description="The right option, once answered correctly.")
+    explanation: str | None = Field(description="Why, once answered correctly.")
+    feedback: str
     mastery: MasteryMove
 
 
@@ -72,37 +80,58 @@ def grade_choice(
     card: QuizCard,
     selected_index: int,
 ) -> QuizOutcome:
-    """Grade one choice and, if it is the conversation's first answer to the card, record it
-    and move mastery (inside the caller's transaction)."""
+    """Grade one choice of a card shown to the learner; if it is their first answer to the
+    card, it counts and moves mastery (inside the caller's transaction)."""
     if not 0 <= selected_index < len(card.options):
         raise InputError(f"selected_index: must be between 0 and {len(card.options) - 1}")
+    shown = _shown_card(session, user_id, lesson.id, card.id)
+    if shown is None:
+        raise NotFoundError(f"no quiz {card.id!r} has been shown to you in lesson {lesson.id}")
+    correct = selected_index == card.correct_index
+    _remember_in_conversation(session, user_id, chat, card.id, selected_index, correct)
     concept = card_concept(card, lesson)
-    earlier = _stored_answer(session, chat.id, card.id)
-    if earlier is None:
+    if _count_first_answer(session, shown, selected_index):
+        change = mastery.record_score(
+            session=session, user_id=user_id, concept=concept, score=1.0 if correct else 0.0
+        )
+        move = MasteryMove(concept=concept, before=change.before.wma, after=change.after.wma)
+        recorded = True
+    else:
+        now = mastery.current_mastery(session=session, user_id=user_id, concept=concept).wma
+        move = MasteryMove(concept=concept, before=now, after=now)
+        recorded = False
+    return QuizOutcome(
+        quiz_id=card.id,
+        selected_index=selected_index,
+        recorded=recorded,
+        correct=correct,
+        correct_index=card.correct_index if correct else None,
+        explanation=(card.explanation or card.reference_answer) if correct else None,
+        feedback=("Correct! " + (card.explanation or "")).strip() if correct else TRY_AGAIN,
+        mastery=move,
+    )
+
+
+def mark_shown(*, session: Session, user_id: int, lesson_id: int, quiz_ids: Iterable[str]) -> None:
+    """Record that the tutor showed these cards of the lesson to the learner."""
+    for quiz_id in dict.fromkeys(quiz_ids):
+        if not quiz_id or _shown_card(session, user_id, lesson_id, quiz_id) is not None:
+            continue
         try:
             with session.begin_nested():
-                session.add(
-                    TutorQuizAnswer(
-                        user_id=user_id,
-                        session_id=chat.id,
-                        quiz_id=card.id,
-                        selected_index=selected_index,
-                        correct=selected_index == card.correct_index,
-                    )
-                )
-        except IntegrityError:  # the same card answered twice at once: the other one counts
-            earlier = _stored_answer(session, chat.id, card.id)
-    if earlier is not None:
-        now = mastery.current_mastery(session=session, user_id=user_id, concept=concept)
-        return _outcome(card, earlier.selected_index, recorded=False, move=(concept, now, now))
-    change = mastery.record_score(
+                session.add(TutorQuizCard(user_id=user_id, lesson_id=lesson_id, quiz_id=quiz_id))
+        except IntegrityError:  # shown at the same moment elsewhere: it is recorded
+            continue
+
+
+def mark_shown_in_reply(*, session: Session, user_id: int, lesson_id: int, text: str) -> None:
+    """Record the quiz cards a tutor reply carries as `<quiz>` blocks."""
+    blocks = parse_blocks(text, "quiz", QuizBlock) if "<quiz>" in text else []
+    mark_shown(
         session=session,
         user_id=user_id,
-        concept=concept,
-        score=1.0 if selected_index == card.correct_index else 0.0,
-    )
-    return _outcome(
-        card, selected_index, recorded=True, move=(change.concept, change.before, change.after)
+        lesson_id=lesson_id,
+        quiz_ids=[block.id[:200] for block in blocks],
     )
 
 
@@ -112,31 +141,54 @@ def answered_cards(*, session: Session, chat: TutorSession) -> dict[str, int]:
     return {row.quiz_id: row.selected_index for row in rows}
 
 
-def _stored_answer(session: Session, chat_id: str, quiz_id: str) -> TutorQuizAnswer | None:
+def _shown_card(
+    session: Session, user_id: int, lesson_id: int, quiz_id: str
+) -> TutorQuizCard | None:
     return session.scalar(
-        select(TutorQuizAnswer).where(
-            TutorQuizAnswer.session_id == chat_id, TutorQuizAnswer.quiz_id == quiz_id
+        select(TutorQuizCard).where(
+            TutorQuizCard.user_id == user_id,
+            TutorQuizCard.lesson_id == lesson_id,
+            TutorQuizCard.quiz_id == quiz_id,
         )
     )
 
 
-def _outcome(
-    card: QuizCard,
-    selected_index: int,
-    *,
-    recorded: bool,
-    move: tuple[str, mastery.MasterySnapshot, mastery.MasterySnapshot],
-) -> QuizOutcome:
-    concept, before, after = move
-    return QuizOutcome(
-        quiz_id=card.id,
-        selected_index=selected_index,
-        recorded=recorded,
-        correct=selected_index == card.correct_index,
-        correct_index=card.correct_index,
-        explanation=card.explanation or card.reference_answer,
-        mastery=MasteryMove(concept=concept, before=before.wma, after=after.wma),
+def _count_first_answer(session: Session, card: TutorQuizCard, selected_index: int) -> bool:
+    """Claim the card's one counted answer; False when an earlier answer has it. A conditional
+    update, so two answers at once cannot both count."""
+    claimed = session.execute(
+        update(TutorQuizCard)
+        .where(TutorQuizCard.id == card.id, TutorQuizCard.counted_at.is_(None))
+        .values(counted_index=selected_index, counted_at=utcnow())
+        .execution_options(synchronize_session=False)
     )
+    return getattr(claimed, "rowcount", 0) == 1
+
+
+def _remember_in_conversation(
+    session: Session, user_id: int, chat: TutorSession, quiz_id: str, index: int, correct: bool
+) -> None:
+    """The conversation's first answer to the card, so it reopens answered."""
+    exists = session.scalar(
+        select(TutorQuizAnswer.id).where(
+            TutorQuizAnswer.session_id == chat.id, TutorQuizAnswer.quiz_id == quiz_id
+        )
+    )
+    if exists is not None:
+        return
+    try:
+        with session.begin_nested():
+            session.add(
+                TutorQuizAnswer(
+                    user_id=user_id,
+                    session_id=chat.id,
+                    quiz_id=quiz_id,
+                    selected_index=index,
+                    correct=correct,
+                )
+            )
+    except IntegrityError:  # answered twice at once in this conversation: one is kept
+        return
 
 
 def parse_choice(answer: str, card: QuizCard) -> int | None:

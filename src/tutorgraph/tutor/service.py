@@ -1,7 +1,12 @@
 """One tutor turn end to end: load and persist (worker threads), build the prompt, run the agent
 loop in a task of its own, and hand the events to whoever is listening. The task does not depend
 on the listener: if the client goes away mid-stream, the turn still finishes and both messages are
-stored."""
+stored.
+
+The user's message is stored together with an empty assistant reply marked `interrupted`; the
+reply is rewritten as it streams (at most every FLUSH_SECONDS) and completed at the end. A crash
+mid-stream leaves what was streamed, still marked interrupted, so a conversation's history always
+alternates user / assistant."""
 
 from __future__ import annotations
 
@@ -32,6 +37,7 @@ from tutorgraph.tutor.context import (
 )
 from tutorgraph.tutor.offline_tutor import EXPLORE_AGENT, TUTOR_AGENT
 from tutorgraph.tutor.prompts import select_prompt
+from tutorgraph.tutor.quiz_grading import mark_shown_in_reply
 from tutorgraph.tutor.tool_handlers import ToolExecutor
 from tutorgraph.tutor.tools import tools_for
 
@@ -41,6 +47,7 @@ Kind = Literal["tutor", "explore"]
 UNEXPECTED = "The tutor failed unexpectedly; the error was logged. Please try again."
 NOT_SAVED = "Your conversation could not be saved; the error was logged."
 DRAIN_SECONDS = 10.0
+FLUSH_SECONDS = 1.0
 
 
 @dataclass(frozen=True)
@@ -57,6 +64,7 @@ class TurnRequest:
 class PreparedTurn:
     request: TurnRequest
     session_id: str
+    reply_id: int
     context: TutorContext
     messages: list[Message]
     tools: list[ToolSpec] = field(default_factory=list)
@@ -79,8 +87,8 @@ def writing(database: Database) -> Iterator[Session]:
 
 
 def prepare_turn(*, database: Database, settings: Settings, request: TurnRequest) -> PreparedTurn:
-    """Check access, read the context and history, then store the user's message (and the new
-    session) in a write-only transaction, and build the prompt."""
+    """Check access, read the context and history, then store the user's message and the
+    reply to come (and the new session) in a write-only transaction, and build the prompt."""
     with database.session() as session:
         if request.kind == "tutor":
             existing, history, context = _read_lesson_chat(session, request)
@@ -106,6 +114,15 @@ def prepare_turn(*, database: Database, settings: Settings, request: TurnRequest
                 role="user",
                 content=request.message,
             )
+            reply_id = sessions.add_tutor_message(
+                session=session,
+                chat_id=session_id,
+                user_id=request.user_id,
+                lesson_id=request.lesson_id,
+                role="assistant",
+                content="",
+                interrupted=True,
+            )
         else:
             if existing is None:
                 sessions.create_explore_session(
@@ -121,10 +138,18 @@ def prepare_turn(*, database: Database, settings: Settings, request: TurnRequest
                 role="user",
                 content=request.message,
             )
+            reply_id = sessions.add_explore_message(
+                session=session,
+                chat_id=session_id,
+                user_id=request.user_id,
+                role="assistant",
+                content="",
+                interrupted=True,
+            )
     tools = tools_for(settings.search)
     system = select_prompt(context, [tool.name for tool in tools])
     messages = [Message.system(system), *history, Message.user(request.message)]
-    return PreparedTurn(request, session_id, context, messages, tools)
+    return PreparedTurn(request, session_id, reply_id, context, messages, tools)
 
 
 def _read_lesson_chat(
@@ -157,29 +182,17 @@ def _read_explore_chat(
     return request.session_id, history, context
 
 
-def save_reply(*, database: Database, turn: PreparedTurn, text: str) -> None:
-    """Store what the tutor said (nothing when it said nothing)."""
-    if not text.strip():
-        return
+def save_reply(*, database: Database, turn: PreparedTurn, text: str, done: bool = True) -> None:
+    """Store what the tutor has said so far; `done` marks the reply complete. Quiz cards in a
+    lesson reply are recorded as shown to the learner."""
     request = turn.request
     with writing(database) as session:
-        if request.kind == "tutor":
-            assert request.lesson_id is not None
-            sessions.add_tutor_message(
-                session=session,
-                chat_id=turn.session_id,
-                user_id=request.user_id,
-                lesson_id=request.lesson_id,
-                role="assistant",
-                content=text,
-            )
-        else:
-            sessions.add_explore_message(
-                session=session,
-                chat_id=turn.session_id,
-                user_id=request.user_id,
-                role="assistant",
-                content=text,
+        sessions.write_reply(
+            session=session, kind=request.kind, message_id=turn.reply_id, content=text, done=done
+        )
+        if request.kind == "tutor" and request.lesson_id is not None:
+            mark_shown_in_reply(
+                session=session, user_id=request.user_id, lesson_id=request.lesson_id, text=text
             )
 
 
@@ -217,6 +230,10 @@ class TutorRuntime:
             search=self.settings.search,
             allowed=[tool.name for tool in turn.tools],
         )
+        loop = asyncio.get_running_loop()
+        flushed = loop.time() - FLUSH_SECONDS  # the first words are stored at once
+        done = False
+        failed = False  # the loop reported an error: the reply is cut short
         try:
             try:
                 async for event in run_agent(
@@ -227,23 +244,29 @@ class TutorRuntime:
                     agent=turn.agent,
                     inputs=turn.context,
                 ):
+                    queue.put_nowait(event)
+                    failed = failed or isinstance(event, ErrorEvent)
                     if isinstance(event, TextDelta):
                         produced.append(event.delta)
-                    queue.put_nowait(event)
-            except asyncio.CancelledError:
-                self._save("".join(produced), turn)  # shutting down: store what there is, now
-                raise
+                        if loop.time() - flushed >= FLUSH_SECONDS:
+                            flushed = loop.time()
+                            text = "".join(produced)
+                            await anyio.to_thread.run_sync(self._save, text, turn, False)
+                done = not failed
             except Exception:
                 log.exception("tutor turn failed (session %s)", turn.session_id)
                 queue.put_nowait(ErrorEvent(message=UNEXPECTED))
-            if not await anyio.to_thread.run_sync(self._save, "".join(produced), turn):
+            except BaseException:  # cancelled at shutdown, or a crash: store what there is, now
+                self._save("".join(produced), turn, False)
+                raise
+            if not await anyio.to_thread.run_sync(self._save, "".join(produced), turn, done):
                 queue.put_nowait(ErrorEvent(message=NOT_SAVED))
         finally:
             queue.put_nowait(None)
 
-    def _save(self, text: str, turn: PreparedTurn) -> bool:
+    def _save(self, text: str, turn: PreparedTurn, done: bool) -> bool:
         try:
-            save_reply(database=self.database, turn=turn, text=text)
+            save_reply(database=self.database, turn=turn, text=text, done=done)
         except Exception:
             log.exception("could not store the tutor's reply (session %s)", turn.session_id)
             return False

@@ -24,6 +24,8 @@ from tutorgraph.store.models import (
 
 ChatRole = Literal["user", "assistant"]
 HISTORY_MESSAGES = 20
+# What the model sees for a reply that was cut off before it said anything.
+NO_REPLY = "(This reply was interrupted before it said anything.)"
 TITLE_CHARS = 80
 
 
@@ -33,6 +35,7 @@ class StoredMessage:
     role: str
     content: str
     created_at: datetime
+    interrupted: bool = False
 
 
 @dataclass(frozen=True)
@@ -82,16 +85,28 @@ def tutor_history(*, session: Session, chat: TutorSession) -> list[Message]:
 
 
 def add_tutor_message(
-    *, session: Session, chat_id: str, user_id: int, lesson_id: int, role: ChatRole, content: str
-) -> None:
+    *,
+    session: Session,
+    chat_id: str,
+    user_id: int,
+    lesson_id: int,
+    role: ChatRole,
+    content: str,
+    interrupted: bool = False,
+) -> int:
     """Store a message and touch the session (writes only: no read before the first write)."""
-    session.add(
-        ChatMessage(
-            user_id=user_id, lesson_id=lesson_id, session_id=chat_id, role=role, content=content
-        )
+    message = ChatMessage(
+        user_id=user_id,
+        lesson_id=lesson_id,
+        session_id=chat_id,
+        role=role,
+        content=content,
+        interrupted=interrupted,
     )
+    session.add(message)
     session.flush()
     _touch(session, TutorSession, chat_id)
+    return message.id
 
 
 def list_tutor_sessions(
@@ -153,11 +168,43 @@ def explore_history(*, session: Session, chat: ExplorationSession) -> list[Messa
 
 
 def add_explore_message(
-    *, session: Session, chat_id: str, user_id: int, role: ChatRole, content: str
-) -> None:
-    session.add(ExplorationMessage(user_id=user_id, session_id=chat_id, role=role, content=content))
+    *,
+    session: Session,
+    chat_id: str,
+    user_id: int,
+    role: ChatRole,
+    content: str,
+    interrupted: bool = False,
+) -> int:
+    message = ExplorationMessage(
+        user_id=user_id, session_id=chat_id, role=role, content=content, interrupted=interrupted
+    )
+    session.add(message)
     session.flush()
     _touch(session, ExplorationSession, chat_id)
+    return message.id
+
+
+def write_reply(
+    *,
+    session: Session,
+    kind: Literal["tutor", "explore"],
+    message_id: int,
+    content: str,
+    done: bool,
+) -> None:
+    """Update an assistant reply with what has streamed so far; `done` clears `interrupted`."""
+    rows = ChatMessage if kind == "tutor" else ExplorationMessage
+    chats = TutorSession if kind == "tutor" else ExplorationSession
+    session.execute(
+        update(rows)
+        .where(rows.id == message_id)
+        .values(content=content, interrupted=not done)
+        .execution_options(synchronize_session=False)
+    )
+    chat_id = session.scalar(select(rows.session_id).where(rows.id == message_id))
+    if chat_id is not None:
+        _touch(session, chats, chat_id)
 
 
 def list_explore_sessions(*, session: Session, user_id: int) -> list[SessionSummary]:
@@ -215,14 +262,19 @@ def _recent(session: Session, rows: type[MessageT], chat_id: str) -> list[Messag
         .limit(HISTORY_MESSAGES)
     ).all()
     return [
-        Message.assistant(row.content) if row.role == "assistant" else Message.user(row.content)
+        Message.assistant(row.content or NO_REPLY)
+        if row.role == "assistant"
+        else Message.user(row.content)
         for row in reversed(found)
     ]
 
 
 def _all_messages(session: Session, rows: type[MessageT], chat_id: str) -> list[StoredMessage]:
     found = session.scalars(select(rows).where(rows.session_id == chat_id).order_by(rows.id)).all()
-    return [StoredMessage(row.id, row.role, row.content, row.created_at) for row in found]
+    return [
+        StoredMessage(row.id, row.role, row.content, row.created_at, row.interrupted)
+        for row in found
+    ]
 
 
 def _touch(

@@ -8,12 +8,12 @@ from typing import Annotated
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from tutorgraph.api.deps import AssessmentsDep, CurrentUser
-from tutorgraph.api.routes.assessments import MAX_ANSWER
+from tutorgraph.api.deps import AssessmentsDep, CurrentUser, SettingsDep
 from tutorgraph.api.unit_of_work import UnitOfWorkRoute
 from tutorgraph.content.rendering import render_markdown
 from tutorgraph.errors import ConflictError
 from tutorgraph.knowledge import STARTING_BLOOM, TARGET_LEVELS, get_domain, shipped_domains
+from tutorgraph.limits import check_answer
 from tutorgraph.web.knowledge_svg import layout
 from tutorgraph.web.templating import remember_user, render
 
@@ -53,7 +53,11 @@ async def assess_start(
 
 @router.get("/assess/{assessment_id}", response_class=HTMLResponse)
 async def assess_question(
-    assessment_id: str, request: Request, user: CurrentUser, assessments: AssessmentsDep
+    assessment_id: str,
+    request: Request,
+    user: CurrentUser,
+    assessments: AssessmentsDep,
+    settings: SettingsDep,
 ) -> Response:
     view = await assessments.get(assessment_id=assessment_id, user_id=user.id)
     remember_user(request, user)  # after the lookup: an error page must not touch a closed session
@@ -69,7 +73,7 @@ async def assess_question(
             "question": question,
             "question_html": render_markdown(question["text"]) if question else "",
             "domain_title": get_domain(view.domain).domain.title,
-            "max_answer": MAX_ANSWER,
+            "max_answer": settings.limits.max_answer_chars,
         },
     )
 
@@ -79,9 +83,11 @@ async def assess_answer(
     assessment_id: str,
     user: CurrentUser,
     assessments: AssessmentsDep,
-    answer: Annotated[str, Form(max_length=MAX_ANSWER)] = "",
+    settings: SettingsDep,
+    answer: Annotated[str, Form()] = "",
     question_id: Annotated[str | None, Form(max_length=200)] = None,
 ) -> Response:
+    check_answer(settings=settings, text=answer)
     with suppress(ConflictError):  # a repeated submit: the page shows where it is now
         await assessments.answer(
             assessment_id=assessment_id, user_id=user.id, answer=answer, question_id=question_id

@@ -8,11 +8,12 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from tutorgraph import practice
-from tutorgraph.api.deps import CurrentUser, SessionDep
+from tutorgraph.api.deps import CurrentUser, SessionDep, SettingsDep
 from tutorgraph.api.unit_of_work import UnitOfWorkRoute
 from tutorgraph.errors import InputError
 from tutorgraph.grading.evaluator import Evaluator
 from tutorgraph.knowledge import shipped_domains
+from tutorgraph.limits import check_answer
 from tutorgraph.web.templating import remember_user, render
 
 router = APIRouter(route_class=UnitOfWorkRoute, include_in_schema=False)
@@ -46,7 +47,7 @@ def practice_start(
 
 @router.get("/quiz/{round_id}", response_class=HTMLResponse)
 def practice_round(
-    round_id: str, request: Request, session: SessionDep, user: CurrentUser
+    round_id: str, request: Request, session: SessionDep, user: CurrentUser, settings: SettingsDep
 ) -> Response:
     remember_user(request, user)
     progress = practice.view_round(session=session, user_id=user.id, round_id=round_id)
@@ -55,7 +56,12 @@ def practice_round(
     return render(
         request,
         "quiz_round.html",
-        {"round": progress, "last": last, "topic_title": kb.topic(progress.topic).title},
+        {
+            "round": progress,
+            "last": last,
+            "topic_title": kb.topic(progress.topic).title,
+            "max_answer": settings.limits.max_answer_chars,
+        },
     )
 
 
@@ -65,8 +71,10 @@ async def practice_answer(
     request: Request,
     session: SessionDep,
     user: CurrentUser,
-    answer: Annotated[str, Form(max_length=10_000)] = "",
+    settings: SettingsDep,
+    answer: Annotated[str, Form()] = "",
 ) -> Response:
+    check_answer(settings=settings, text=answer)
     evaluator: Evaluator = request.app.state.evaluator
     await practice.submit_answer(
         evaluator, session=session, user_id=user.id, round_id=round_id, answer=answer

@@ -6,14 +6,14 @@ from __future__ import annotations
 from fastapi import APIRouter, status
 from pydantic import BaseModel, Field
 
-from tutorgraph.api.deps import AssessmentsDep, CurrentUser
+from tutorgraph.api.deps import AssessmentsDep, CurrentUser, SettingsDep
+from tutorgraph.api.openapi_problems import problem_responses
 from tutorgraph.api.unit_of_work import UnitOfWorkRoute
 from tutorgraph.assessment.service import AssessmentSummary, AssessmentView
 from tutorgraph.knowledge import TargetLevel
+from tutorgraph.limits import check_answer
 
 router = APIRouter(route_class=UnitOfWorkRoute, prefix="/assessments", tags=["assessments"])
-
-MAX_ANSWER = 10_000
 
 
 class StartIn(BaseModel):
@@ -22,7 +22,7 @@ class StartIn(BaseModel):
 
 
 class AnswerIn(BaseModel):
-    answer: str = Field(max_length=MAX_ANSWER)
+    answer: str = Field(description="At most `limits.max_answer_chars` characters.")
     question_id: str | None = Field(
         default=None,
         max_length=200,
@@ -30,7 +30,7 @@ class AnswerIn(BaseModel):
     )
 
 
-@router.post("", status_code=status.HTTP_201_CREATED)
+@router.post("", status_code=status.HTTP_201_CREATED, responses=problem_responses(404, 502))
 async def start_assessment(
     body: StartIn, user: CurrentUser, assessments: AssessmentsDep
 ) -> AssessmentView:
@@ -40,9 +40,13 @@ async def start_assessment(
     )
 
 
-@router.post("/{assessment_id}/answers")
+@router.post("/{assessment_id}/answers", responses=problem_responses(409, 502))
 async def answer_question(
-    assessment_id: str, body: AnswerIn, user: CurrentUser, assessments: AssessmentsDep
+    assessment_id: str,
+    body: AnswerIn,
+    user: CurrentUser,
+    assessments: AssessmentsDep,
+    settings: SettingsDep,
 ) -> AssessmentView:
     """Answer the waiting question: the reply has the next question, or the final `report`.
     If the last step stopped on a model error, this call carries on from there instead (the
@@ -50,7 +54,7 @@ async def answer_question(
     return await assessments.answer(
         assessment_id=assessment_id,
         user_id=user.id,
-        answer=body.answer,
+        answer=check_answer(settings=settings, text=body.answer),
         question_id=body.question_id,
     )
 

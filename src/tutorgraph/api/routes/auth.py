@@ -8,6 +8,7 @@ from pydantic import BaseModel, Field
 from tutorgraph import auth
 from tutorgraph.api.cookies import clear_session_cookie, set_session_cookie
 from tutorgraph.api.deps import CurrentUser, SessionDep, SettingsDep, client_key, request_token
+from tutorgraph.api.openapi_problems import problem_responses
 from tutorgraph.api.unit_of_work import UnitOfWorkRoute
 
 router = APIRouter(route_class=UnitOfWorkRoute, prefix="/auth", tags=["auth"])
@@ -63,7 +64,7 @@ async def register(
     return RegisterOut(email=body.email.strip().lower(), message="Registered; log in to continue.")
 
 
-@router.post("/login")
+@router.post("/login", responses=problem_responses(401, 429))
 async def login(
     body: LoginIn, request: Request, response: Response, session: SessionDep, settings: SettingsDep
 ) -> TokenOut:

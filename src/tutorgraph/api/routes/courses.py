@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Literal
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Response
 from pydantic import BaseModel
 
 from tutorgraph.api.deps import CurrentUser, OptionalUser, SessionDep
+from tutorgraph.api.openapi_problems import problem_responses
 from tutorgraph.api.unit_of_work import UnitOfWorkRoute
 from tutorgraph.store import courses
+from tutorgraph.store.ids import DbId
 from tutorgraph.store.models import LearningPath
 
 router = APIRouter(route_class=UnitOfWorkRoute, prefix="/courses", tags=["courses"])
@@ -47,6 +50,12 @@ class CourseDetail(CourseOut):
 class ShareOut(BaseModel):
     share_token: str
     join_url: str
+
+
+class MemberOut(BaseModel):
+    user_id: int
+    name: str
+    joined_at: datetime
 
 
 class VisibilityIn(BaseModel):
@@ -110,7 +119,7 @@ def get_course(slug: str, session: SessionDep, user: OptionalUser) -> CourseDeta
     return CourseDetail(**course_out(course, section, done).model_dump(), modules=modules)
 
 
-@router.post("/{slug}/share")
+@router.post("/{slug}/share", responses=problem_responses(403))
 def share_course(slug: str, session: SessionDep, user: CurrentUser) -> ShareOut:
     """Create (or replace) the course's share link; owners only."""
     course = courses.get_course(session=session, slug=slug, user=user)
@@ -118,7 +127,33 @@ def share_course(slug: str, session: SessionDep, user: CurrentUser) -> ShareOut:
     return ShareOut(share_token=token, join_url=f"/api/v1/shares/{token}")
 
 
-@router.put("/{slug}/visibility")
+@router.delete("/{slug}/share", status_code=204, responses=problem_responses(403))
+def revoke_share(slug: str, session: SessionDep, user: CurrentUser) -> Response:
+    """Turn the share link off; owners only. People who joined keep access until removed."""
+    course = courses.get_course(session=session, slug=slug, user=user)
+    courses.revoke_share_token(session=session, course=course, user=user)
+    return Response(status_code=204)
+
+
+@router.get("/{slug}/shares", responses=problem_responses(403))
+def list_members(slug: str, session: SessionDep, user: CurrentUser) -> list[MemberOut]:
+    """Who joined through a share link; owners only."""
+    course = courses.get_course(session=session, slug=slug, user=user)
+    return [
+        MemberOut(user_id=m.user_id, name=m.name, joined_at=m.joined_at)
+        for m in courses.course_members(session=session, course=course, user=user)
+    ]
+
+
+@router.delete("/{slug}/shares/{user_id}", status_code=204, responses=problem_responses(403))
+def remove_member(slug: str, user_id: DbId, session: SessionDep, user: CurrentUser) -> Response:
+    """Take a member's access away; owners only."""
+    course = courses.get_course(session=session, slug=slug, user=user)
+    courses.remove_member(session=session, course=course, user=user, member_id=user_id)
+    return Response(status_code=204)
+
+
+@router.put("/{slug}/visibility", responses=problem_responses(403))
 def change_visibility(
     slug: str, body: VisibilityIn, session: SessionDep, user: CurrentUser
 ) -> CourseOut:

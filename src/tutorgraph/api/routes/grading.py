@@ -7,26 +7,28 @@ from datetime import datetime
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field, model_validator
 
-from tutorgraph.api.deps import CurrentUser, InstructorUser, SessionDep
+from tutorgraph.api.deps import CurrentUser, InstructorUser, SessionDep, SettingsDep
+from tutorgraph.api.openapi_problems import problem_responses
 from tutorgraph.api.unit_of_work import UnitOfWorkRoute
 from tutorgraph.errors import NotFoundError, PermissionDeniedError
 from tutorgraph.grading import alerts, mastery
 from tutorgraph.grading.evaluator import Evaluator, GradeResult
 from tutorgraph.grading.types import GradingRequest, KnownMisconception
 from tutorgraph.knowledge import shipped_domains
+from tutorgraph.limits import check_answer
+from tutorgraph.store.ids import DbId
 
 router = APIRouter(route_class=UnitOfWorkRoute, tags=["grading"])
 
-MAX_TEXT = 10_000
-
 
 class GradeIn(BaseModel):
-    """A knowledge-base `question_id`, or `question` + `reference_answer`; always `answer`."""
+    """A knowledge-base `question_id`, or `question` + `reference_answer`; always `answer`.
+    The texts are at most `limits.max_answer_chars` characters each."""
 
-    answer: str = Field(max_length=MAX_TEXT)
+    answer: str
     question_id: str | None = Field(default=None, max_length=200)
-    question: str | None = Field(default=None, max_length=MAX_TEXT)
-    reference_answer: str | None = Field(default=None, max_length=MAX_TEXT)
+    question: str | None = None
+    reference_answer: str | None = None
     rubric: list[str] = Field(default_factory=list, max_length=20)
     concept: str | None = Field(default=None, max_length=200)
     difficulty: int | None = Field(default=None, ge=1, le=5)
@@ -70,9 +72,13 @@ def grading_request(body: GradeIn) -> GradingRequest:
     return GradingRequest.model_validate(values)
 
 
-@router.post("/grade")
+@router.post("/grade", responses=problem_responses(403, 404, 502))
 async def grade(
-    body: GradeIn, request: Request, session: SessionDep, user: CurrentUser
+    body: GradeIn,
+    request: Request,
+    session: SessionDep,
+    user: CurrentUser,
+    settings: SettingsDep,
 ) -> GradeResult:
     """Grade one answer: score, rubric, error type, misconceptions, feedback, decision, and the
     learner's mastery before and after (WMA and BKT) when the answer has a concept.
@@ -80,6 +86,8 @@ async def grade(
     A knowledge-base question (`question_id`) moves the caller's mastery of its topic. A
     question brought with its own reference answer moves a `concept` only for instructors and
     admins: a learner who wrote the reference could grade themselves into mastery (403)."""
+    for field in ("answer", "question", "reference_answer"):
+        check_answer(settings=settings, text=getattr(body, field) or "", field=field)
     if body.question_id is None and body.concept and user.role == "learner":
         raise PermissionDeniedError(
             "concept: a learner's mastery moves only with knowledge-base questions "
@@ -123,7 +131,7 @@ class AlertOut(BaseModel):
     read_at: datetime | None
 
 
-@router.get("/alerts")
+@router.get("/alerts", responses=problem_responses(403))
 def list_alerts(session: SessionDep, user: InstructorUser, unread: bool = False) -> list[AlertOut]:
     """Instructor alerts for critical failures (instructors and admins)."""
     return [
@@ -132,8 +140,8 @@ def list_alerts(session: SessionDep, user: InstructorUser, unread: bool = False)
     ]
 
 
-@router.post("/alerts/{alert_id}/read")
-def read_alert(alert_id: int, session: SessionDep, user: InstructorUser) -> AlertOut:
+@router.post("/alerts/{alert_id}/read", responses=problem_responses(403))
+def read_alert(alert_id: DbId, session: SessionDep, user: InstructorUser) -> AlertOut:
     return AlertOut.model_validate(
         alerts.mark_read(session=session, alert_id=alert_id), from_attributes=True
     )

@@ -11,6 +11,7 @@ from pydantic import BaseModel
 from tutorgraph.api.deps import CurrentUser, OptionalUser, SessionDep
 from tutorgraph.api.unit_of_work import UnitOfWorkRoute
 from tutorgraph.store import courses
+from tutorgraph.store.ids import DbId
 
 router = APIRouter(route_class=UnitOfWorkRoute, prefix="/lessons", tags=["lessons"])
 
@@ -43,7 +44,7 @@ class ProgressOut(BaseModel):
 
 
 @router.get("/{lesson_id}")
-def get_lesson(lesson_id: int, session: SessionDep, user: OptionalUser) -> LessonOut:
+def get_lesson(lesson_id: DbId, session: SessionDep, user: OptionalUser) -> LessonOut:
     lesson = courses.get_lesson(session=session, lesson_id=lesson_id, user=user)
     course = lesson.module.learning_path
     ordered = courses.course_lessons(course)
@@ -69,7 +70,7 @@ def get_lesson(lesson_id: int, session: SessionDep, user: OptionalUser) -> Lesso
 
 @router.put("/{lesson_id}/progress")
 def set_progress(
-    lesson_id: int, body: ProgressIn, session: SessionDep, user: CurrentUser
+    lesson_id: DbId, body: ProgressIn, session: SessionDep, user: CurrentUser
 ) -> ProgressOut:
     """Mark a lesson complete (or not complete again)."""
     lesson = courses.get_lesson(session=session, lesson_id=lesson_id, user=user)

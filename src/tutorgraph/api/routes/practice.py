@@ -6,9 +6,11 @@ from fastapi import APIRouter, Request, status
 from pydantic import BaseModel, Field
 
 from tutorgraph import practice
-from tutorgraph.api.deps import CurrentUser, SessionDep
+from tutorgraph.api.deps import CurrentUser, SessionDep, SettingsDep
+from tutorgraph.api.openapi_problems import problem_responses
 from tutorgraph.api.unit_of_work import UnitOfWorkRoute
 from tutorgraph.grading.evaluator import Evaluator, GradeResult
+from tutorgraph.limits import check_answer
 
 router = APIRouter(route_class=UnitOfWorkRoute, prefix="/practice", tags=["practice"])
 
@@ -19,7 +21,7 @@ class StartIn(BaseModel):
 
 
 class AnswerIn(BaseModel):
-    answer: str = Field(max_length=10_000)
+    answer: str = Field(description="At most `limits.max_answer_chars` characters.")
 
 
 class AnswerOut(BaseModel):
@@ -27,7 +29,7 @@ class AnswerOut(BaseModel):
     round: practice.RoundOut
 
 
-@router.post("/rounds", status_code=status.HTTP_201_CREATED)
+@router.post("/rounds", status_code=status.HTTP_201_CREATED, responses=problem_responses(404))
 def start(body: StartIn, session: SessionDep, user: CurrentUser) -> practice.RoundOut:
     quiz = practice.start_round(
         session=session, user_id=user.id, domain=body.domain, topic=body.topic
@@ -48,11 +50,17 @@ def get_round(round_id: str, session: SessionDep, user: CurrentUser) -> practice
     return practice.view_round(session=session, user_id=user.id, round_id=round_id)
 
 
-@router.post("/rounds/{round_id}/answers")
+@router.post("/rounds/{round_id}/answers", responses=problem_responses(409, 502))
 async def answer(
-    round_id: str, body: AnswerIn, request: Request, session: SessionDep, user: CurrentUser
+    round_id: str,
+    body: AnswerIn,
+    request: Request,
+    session: SessionDep,
+    user: CurrentUser,
+    settings: SettingsDep,
 ) -> AnswerOut:
     """Grade the answer to the round's current question and move on."""
+    check_answer(settings=settings, text=body.answer)
     evaluator: Evaluator = request.app.state.evaluator
     result, progress = await practice.submit_answer(
         evaluator, session=session, user_id=user.id, round_id=round_id, answer=body.answer

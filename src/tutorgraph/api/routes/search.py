@@ -8,6 +8,7 @@ from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel
 
 from tutorgraph.api.deps import OptionalUser, SessionDep
+from tutorgraph.api.openapi_problems import problem_responses
 from tutorgraph.api.unit_of_work import UnitOfWorkRoute
 from tutorgraph.content.retrieval import SearchHit, SearchIndexes
 from tutorgraph.store import courses
@@ -19,7 +20,7 @@ class SearchOut(BaseModel):
     results: list[SearchHit]
 
 
-@router.get("/search")
+@router.get("/search", responses=problem_responses(404))
 def search(
     request: Request,
     session: SessionDep,

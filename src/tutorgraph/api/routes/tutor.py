@@ -16,17 +16,18 @@ from tutorgraph.api.deps import (
     SessionDep,
     SettingsDep,
 )
+from tutorgraph.api.openapi_problems import problem_responses
 from tutorgraph.api.sse import sse_response
 from tutorgraph.api.unit_of_work import UnitOfWorkRoute
 from tutorgraph.errors import InputError
+from tutorgraph.limits import check_message
 from tutorgraph.llm import Model
+from tutorgraph.store.ids import DbId
 from tutorgraph.store.models import Lesson, User
 from tutorgraph.tutor import sessions
 from tutorgraph.tutor.context import Mode
 from tutorgraph.tutor.quiz_grading import answered_cards
 from tutorgraph.tutor.service import Kind, TurnRequest, TutorRuntime
-
-HARD_MESSAGE_LIMIT = 100_000  # the configurable limit (limits.max_message_chars) is checked too
 
 
 @asynccontextmanager
@@ -53,14 +54,14 @@ RuntimeDep = Annotated[TutorRuntime, Depends(get_runtime)]
 
 
 class TutorChatIn(BaseModel):
-    lesson_id: int
-    message: str = Field(min_length=1, max_length=HARD_MESSAGE_LIMIT)
+    lesson_id: DbId
+    message: str = Field(min_length=1, description="At most `limits.max_message_chars` characters.")
     session_id: str | None = Field(default=None, max_length=64)
     mode: Mode = "default"
 
 
 class ExploreChatIn(BaseModel):
-    message: str = Field(min_length=1, max_length=HARD_MESSAGE_LIMIT)
+    message: str = Field(min_length=1, description="At most `limits.max_message_chars` characters.")
     session_id: str | None = Field(default=None, max_length=64)
     mode: Mode = "default"
 
@@ -70,6 +71,10 @@ class MessageOut(BaseModel):
     role: str
     content: str
     created_at: datetime
+    interrupted: bool = Field(
+        default=False,
+        description="An assistant reply still streaming, or cut off: the text streamed so far.",
+    )
 
 
 class TutorSessionOut(BaseModel):
@@ -125,9 +130,7 @@ async def _start(
     text = message.strip()
     if not text:
         raise InputError("message: must not be empty")
-    limit = settings.limits.max_message_chars
-    if len(text) > limit:
-        raise InputError(f"message: at most {limit} characters")
+    check_message(settings=settings, text=text)
     model: Model = request.app.state.model
     turn = TurnRequest(
         kind=kind,
@@ -141,7 +144,9 @@ async def _start(
     return sse_response(events, session_id=chat_id)
 
 
-@router.post("/tutor/chat", response_class=StreamingResponse, responses=_SSE)
+@router.post(
+    "/tutor/chat", response_class=StreamingResponse, responses={**_SSE, **problem_responses(404)}
+)
 async def tutor_chat(
     body: TutorChatIn,
     request: Request,
@@ -163,7 +168,9 @@ async def tutor_chat(
     )
 
 
-@router.post("/explore/chat", response_class=StreamingResponse, responses=_SSE)
+@router.post(
+    "/explore/chat", response_class=StreamingResponse, responses={**_SSE, **problem_responses(404)}
+)
 async def explore_chat(
     body: ExploreChatIn,
     request: Request,
@@ -186,7 +193,7 @@ async def explore_chat(
 
 @router.get("/tutor/sessions")
 def list_tutor_sessions(
-    session: SessionDep, user: CurrentUser, lesson_id: int | None = None
+    session: SessionDep, user: CurrentUser, lesson_id: DbId | None = None
 ) -> list[TutorSessionOut]:
     """Your lesson conversations, most recent first (optionally for one lesson)."""
     rows = sessions.list_tutor_sessions(session=session, user_id=user.id, lesson_id=lesson_id)

@@ -3,20 +3,27 @@
 from __future__ import annotations
 
 import asyncio
+from contextlib import suppress
 from typing import Any
+from urllib.parse import urlsplit
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from pydantic import BaseModel, Field
+from starlette.websockets import WebSocketState
 
 from tutorgraph import auth
 from tutorgraph.api.cookies import SESSION_COOKIE
 from tutorgraph.api.deps import CurrentUser, DatabaseDep
+from tutorgraph.api.openapi_problems import problem_responses
 from tutorgraph.api.sse import payload
 from tutorgraph.api.unit_of_work import UnitOfWorkRoute
-from tutorgraph.errors import TutorgraphError
+from tutorgraph.errors import InputError, TutorgraphError
+from tutorgraph.limits import check_message
 from tutorgraph.llm import TextDelta
+from tutorgraph.settings import Settings
 from tutorgraph.store import courses
 from tutorgraph.store.db import Database
+from tutorgraph.store.ids import DbId
 from tutorgraph.store.models import User
 from tutorgraph.tutor import sessions
 from tutorgraph.tutor.context import MODES, Mode
@@ -28,7 +35,7 @@ router = APIRouter(route_class=UnitOfWorkRoute, tags=["tutor"])
 
 
 class QuizAnswerIn(BaseModel):
-    lesson_id: int
+    lesson_id: DbId
     session_id: str = Field(min_length=1, max_length=36)
     quiz_id: str = Field(min_length=1, max_length=200)
     selected_index: int = Field(ge=0, le=20)
@@ -50,7 +57,7 @@ def _grade(database: Database, user: User, body: QuizAnswerIn) -> QuizOutcome:
         )
 
 
-@router.post("/tutor/quiz-answer")
+@router.post("/tutor/quiz-answer", responses=problem_responses(404))
 async def quiz_answer(body: QuizAnswerIn, user: CurrentUser, database: DatabaseDep) -> QuizOutcome:
     """Grade an inline `<quiz>` card of the conversation `session_id`: correct iff
     `selected_index` is the card's correct index. The first answer to a card in a conversation
@@ -59,17 +66,49 @@ async def quiz_answer(body: QuizAnswerIn, user: CurrentUser, database: DatabaseD
     return await asyncio.to_thread(_grade, database, user, body)
 
 
-def _ws_user(websocket: WebSocket, database: Database) -> User | None:
-    token = websocket.query_params.get("token") or websocket.cookies.get(SESSION_COOKIE)
-    if not token:
-        return None
-    settings = websocket.app.state.settings
+def _ws_user(database: Database, settings: Settings, token: str) -> User | None:
     with database.session() as session:
         user = auth.user_for_token(session=session, settings=settings, token=token)
-        if user is None:
-            return None
-        session.expunge(user)
+        if user is not None:
+            session.expunge(user)
         return user
+
+
+def _origin_allowed(websocket: WebSocket, settings: Settings) -> bool:
+    """Browsers always send Origin on a WebSocket: it must be this server itself or an origin
+    the settings allow. (Clients that are not browsers send none and need a token anyway.)"""
+    origin = websocket.headers.get("origin")
+    if origin is None:
+        return True
+    if origin.rstrip("/") in {allowed.rstrip("/") for allowed in settings.allowed_origins}:
+        return True
+    return urlsplit(origin).netloc.lower() == websocket.headers.get("host", "").lower()
+
+
+async def _token_message(websocket: WebSocket, seconds: float) -> str | None:
+    """The token of a first `{"type": "auth", "token": ...}` message, if it comes in time."""
+    try:
+        event = await asyncio.wait_for(websocket.receive_json(), timeout=seconds)
+    except (TimeoutError, ValueError, KeyError, WebSocketDisconnect):
+        return None
+    if isinstance(event, dict) and event.get("type") == "auth":
+        token = event.get("token")
+        return token if isinstance(token, str) and token else None
+    return None
+
+
+async def _authenticate(
+    websocket: WebSocket, database: Database, settings: Settings
+) -> User | None:
+    """The session cookie, else a first auth message (after accepting): never a URL token,
+    which would end up in access logs."""
+    token = websocket.cookies.get(SESSION_COOKIE)
+    if token is None:
+        await websocket.accept()
+        token = await _token_message(websocket, settings.limits.websocket_auth_seconds)
+    if token is None:
+        return None
+    return await asyncio.to_thread(_ws_user, database, settings, token)
 
 
 def _check_lesson(database: Database, user: User, lesson_id: int) -> None:
@@ -78,22 +117,32 @@ def _check_lesson(database: Database, user: User, lesson_id: int) -> None:
 
 
 @router.websocket("/tutor/ws/{lesson_id}")
-async def tutor_ws(websocket: WebSocket, lesson_id: int) -> None:
-    """Events in: `{"type": "message", "text", "mode"?}` and `{"type": "quiz_answer", "answer"}`.
+async def tutor_ws(websocket: WebSocket, lesson_id: DbId) -> None:
+    """Authenticate with the session cookie, or else with a first message `{"type": "auth",
+    "token"}` within `limits.websocket_auth_seconds` (never a token in the URL). A browser's
+    Origin must be this server or one of `allowed_origins`. Closes with 4403 (origin), 4401
+    (not logged in) or 4404 (no such lesson).
+    Events in: `{"type": "message", "text", "mode"?}` and `{"type": "quiz_answer", "answer"}`.
     Events out: the SSE event payloads of the explain step (text, tool_call, tool_result, error),
     `{"type": "assistant", "text", "quiz"?}` for coordinator replies, `{"type": "feedback",
     "correct", "text"}` after a graded answer, and `{"type": "done"}` ending each turn."""
     database: Database = websocket.app.state.db
-    user = await asyncio.to_thread(_ws_user, websocket, database)
+    settings: Settings = websocket.app.state.settings
+    if not _origin_allowed(websocket, settings):
+        await websocket.close(code=4403, reason="origin not allowed")
+        return
+    user = await _authenticate(websocket, database, settings)
     if user is None:
-        await websocket.close(code=4401, reason="log in first")
+        with suppress(RuntimeError):  # the client may have gone already
+            await websocket.close(code=4401, reason="log in first")
         return
     try:
         await asyncio.to_thread(_check_lesson, database, user, lesson_id)
     except TutorgraphError:
         await websocket.close(code=4404, reason="no such lesson")
         return
-    await websocket.accept()
+    if websocket.client_state is WebSocketState.CONNECTING:
+        await websocket.accept()
     graph = build_session_graph(websocket.app.state.checkpointer)
     runtime = _runtime(websocket)
     chat_id: list[str | None] = [None]
@@ -149,9 +198,14 @@ async def tutor_ws(websocket: WebSocket, lesson_id: int) -> None:
             event = await websocket.receive_json()
             kind = event.get("type") if isinstance(event, dict) else None
             if kind == "message" and isinstance(event.get("text"), str) and event["text"].strip():
+                try:
+                    text = check_message(settings=websocket.app.state.settings, text=event["text"])
+                except InputError as exc:
+                    await websocket.send_json({"type": "error", "message": exc.message})
+                    continue
                 if event.get("mode") in MODES:
                     mode[0] = event["mode"]
-                await turn(event["text"])
+                await turn(text)
             elif kind == "quiz_answer" and event.get("answer") is not None:
                 await turn(str(event["answer"]), "quiz_answer")
             else:

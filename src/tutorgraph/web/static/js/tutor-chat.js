@@ -193,7 +193,7 @@
         var m = res.mastery;
         if (!res.recorded) {
           answered[q.id] = res.selected_index;
-          show(res.selected_index, "You answered this earlier in this conversation.");
+          show(res.selected_index, "Only your first answer to a card counts.");
           addNote("Mastery of " + m.concept + " unchanged: " + Math.round(m.after * 100) + "%");
           return;
         }
