@@ -18,10 +18,12 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from http.cookiejar import CookieJar, DefaultCookiePolicy
 from pathlib import Path
 from typing import Any
 
@@ -245,19 +247,20 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"[:200]
 
 
-async def _probe_health(
-    http: httpx.AsyncClient, urls: list[str], stop: asyncio.Event, out: list[Sample]
-) -> None:
-    while not stop.is_set():
-        for url in urls:
-            started = time.perf_counter()
-            try:
-                response = await http.get(f"{url}/healthz", timeout=30)
-                error = None if response.status_code == 200 else str(response.status_code)
-            except httpx.HTTPError as exc:
-                error = _describe(exc)
-            out.append(Sample("healthz", time.perf_counter() - started, error))
-        await asyncio.sleep(0.1)
+def _probe_health(urls: list[str], stop: threading.Event, out: list[Sample]) -> None:
+    """Hit every server's /healthz every 100 ms until `stop`. It runs on a thread of its own
+    with a blocking client, so the learners' event loop in this process does not delay it."""
+    with httpx.Client(timeout=30) as http:
+        while not stop.is_set():
+            for url in urls:
+                started = time.perf_counter()
+                try:
+                    response = http.get(f"{url}/healthz")
+                    error = None if response.status_code == 200 else str(response.status_code)
+                except httpx.HTTPError as exc:
+                    error = _describe(exc)
+                out.append(Sample("healthz", time.perf_counter() - started, error))
+            stop.wait(0.1)
 
 
 async def drive(
@@ -266,16 +269,16 @@ async def drive(
     """Run `clients` learners at once; return their samples, the health samples, wall time."""
     rng = random.Random(seed)
     run_id = f"{seed}-{int(time.time())}"
-    # Idle connections are dropped before the server's 5 s keep-alive closes them, so a
-    # request never races the server's close on a reused connection.
-    limits = httpx.Limits(
-        max_connections=clients * 2 + 10, max_keepalive_connections=clients, keepalive_expiry=2.0
-    )
+    # A connection per request: no request can race a server closing an idle keep-alive
+    # connection (the client's busy loop can hold a request past the server's 5 s timer).
+    limits = httpx.Limits(max_connections=clients * 2 + 10, max_keepalive_connections=0)
     health: list[Sample] = []
-    stop = asyncio.Event()
+    stop = threading.Event()
+    # Learners are API clients with bearer tokens: the shared client keeps no cookies, so one
+    # learner's session cookie never rides along with another's requests.
+    no_cookies = CookieJar(DefaultCookiePolicy(allowed_domains=[]))
     async with (
-        httpx.AsyncClient(limits=limits, timeout=timeout) as http,
-        httpx.AsyncClient(timeout=30) as probe_http,
+        httpx.AsyncClient(limits=limits, timeout=timeout, cookies=no_cookies) as http,
     ):
         learners = [
             Learner(n, run_id=run_id, http=http, urls=urls, lesson=lesson) for n in range(clients)
@@ -287,12 +290,13 @@ async def drive(
             with contextlib.suppress(LoadError, httpx.HTTPError, ValueError, KeyError):
                 await learner.run()
 
-        prober = asyncio.create_task(_probe_health(probe_http, urls, stop, health))
+        prober = threading.Thread(target=_probe_health, args=(urls, stop, health), daemon=True)
+        prober.start()
         started = time.perf_counter()
         await asyncio.gather(*(one(learner) for learner in learners))
         wall = time.perf_counter() - started
         stop.set()
-        await prober
+        prober.join(timeout=60)
     samples = [s for learner in learners for s in learner.samples]
     return samples, health, wall
 

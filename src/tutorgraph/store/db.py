@@ -6,8 +6,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.pool import NullPool
 
 from tutorgraph.settings import Settings
 
@@ -40,6 +41,13 @@ class Database:
         self.settings = settings
         self.engine = create_db_engine(settings)
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
+        # Health pings connect outside the pool: a pool busy with requests is not an outage.
+        self._ping_engine = create_engine(self.engine.url, poolclass=NullPool)
+
+    def ping(self) -> None:
+        """Run `SELECT 1` on a fresh connection; raises if the database does not answer."""
+        with self._ping_engine.connect() as connection:
+            connection.execute(text("SELECT 1"))
 
     @contextmanager
     def session(self) -> Iterator[Session]:
@@ -54,3 +62,4 @@ class Database:
 
     def dispose(self) -> None:
         self.engine.dispose()
+        self._ping_engine.dispose()
