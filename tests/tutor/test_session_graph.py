@@ -171,8 +171,20 @@ async def test_a_session_on_a_sqlite_checkpointer(
         text = summary["replies"][-1]["text"]
         assert "Covered:" in text and "To review:" in text and "sqrt(d_k)" in text
 
-        restarted = await turn("quiz me")  # a new session: its first answers count again
+        restarted = await turn("quiz me")  # a new session of the quiz...
         assert restarted["graded_cards"] == [] and restarted["awaiting_quiz_answer"]
+        asked_card = next(c for c in cards if c.id == restarted["replies"][-1]["quiz"]["id"])
+        asked_concept = asked_card.concept or str(lesson.concepts[0])
+        with seeded_database.session() as session:
+            before_farm = mastery.current_mastery(
+                session=session, user_id=user_id, concept=asked_concept
+            )
+        farmed = await turn(chr(65 + asked_card.correct_index), "quiz_answer")
+        assert farmed["last_answer_correct"] is True  # ...but a card counts once per learner
+        assert "mastery unchanged" in farmed["last_feedback"]
+        with seeded_database.session() as session:
+            still = mastery.current_mastery(session=session, user_id=user_id, concept=asked_concept)
+        assert still == before_farm
 
         # the state survives a fresh graph on the same checkpointer (durable)
         reopened = build_session_graph(saver)

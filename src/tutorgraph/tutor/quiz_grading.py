@@ -124,6 +124,15 @@ def mark_shown(*, session: Session, user_id: int, lesson_id: int, quiz_ids: Iter
             continue
 
 
+def count_answer(
+    *, session: Session, user_id: int, lesson_id: int, quiz_id: str, selected_index: int
+) -> bool:
+    """Whether this answer is the learner's first to a card shown to them; if so it is now
+    the one that counts (the caller moves mastery)."""
+    card = _shown_card(session, user_id, lesson_id, quiz_id)
+    return card is not None and _count_first_answer(session, card, selected_index)
+
+
 def mark_shown_in_reply(*, session: Session, user_id: int, lesson_id: int, text: str) -> None:
     """Record the quiz cards a tutor reply carries as `<quiz>` blocks."""
     blocks = parse_blocks(text, "quiz", QuizBlock) if "<quiz>" in text else []

@@ -16,7 +16,13 @@ from tutorgraph.grading import mastery
 from tutorgraph.store.db import Database
 from tutorgraph.store.models import Lesson
 from tutorgraph.tutor.context import QuizCard
-from tutorgraph.tutor.quiz_grading import card_concept, lesson_quiz, parse_choice
+from tutorgraph.tutor.quiz_grading import (
+    card_concept,
+    count_answer,
+    lesson_quiz,
+    mark_shown,
+    parse_choice,
+)
 from tutorgraph.tutor.session_graph.router import action_for
 from tutorgraph.tutor.session_graph.state import SessionState
 
@@ -130,6 +136,11 @@ def _cards(database: Database, lesson_id: int) -> list[dict[str, Any]]:
         return [card.model_dump() for card in lesson_quiz(lesson)[:QUIZ_LENGTH]]
 
 
+def _show(database: Database, user_id: int, lesson_id: int, quiz_id: str) -> None:
+    with database.session() as session:
+        mark_shown(session=session, user_id=user_id, lesson_id=lesson_id, quiz_ids=[quiz_id])
+
+
 def _question_text(card: QuizCard, number: int, total: int) -> str:
     options = "\n".join(f"{chr(65 + i)}. {option}" for i, option in enumerate(card.options))
     return f"Question {number} of {total}: {card.question}\n\n{options}"
@@ -148,26 +159,36 @@ async def quiz(state: SessionState, config: RunnableConfig) -> Update:
     if not cards:
         return {**_say(state, "This lesson has no quiz questions yet."), **update}
     card = QuizCard.model_validate(cards[position])
+    await asyncio.to_thread(_show, database, state["user_id"], state["lesson_id"], card.id)
     public = card.model_dump(include={"id", "question", "options"})
     said = _say(state, _question_text(card, position + 1, len(cards)), quiz=public)
     return {**update, **said, "awaiting_quiz_answer": True}
 
 
 def _grade(
-    database: Database, user_id: int, lesson_id: int, card: QuizCard, answer: str, *, record: bool
+    database: Database, user_id: int, lesson_id: int, card: QuizCard, answer: str
 ) -> tuple[bool, str]:
+    """Grade a typed answer; only the learner's first answer to the card, in any session,
+    moves mastery (the same rule as the inline cards)."""
     choice = parse_choice(answer, card)
     correct = choice == card.correct_index
     with database.session() as session:
         lesson = session.get(Lesson, lesson_id)
         concept = card_concept(card, lesson) if lesson is not None else card.concept or "lesson"
-        if record:
+        first = count_answer(
+            session=session,
+            user_id=user_id,
+            lesson_id=lesson_id,
+            quiz_id=card.id,
+            selected_index=-1 if choice is None else choice,
+        )
+        if first:
             change = mastery.record_score(
                 session=session, user_id=user_id, concept=concept, score=1.0 if correct else 0.0
             )
             move = f" (mastery of {concept}: {change.before.wma:.0%} → {change.after.wma:.0%})"
         else:
-            move = " (a retake in this session: mastery unchanged)"
+            move = " (only your first answer to a card counts: mastery unchanged)"
     right = f"{chr(65 + card.correct_index)}. {card.options[card.correct_index]}"
     verdict = "Correct!" if correct else f"Not quite: the answer is {right}."
     why = f" {card.explanation}" if card.explanation else ""
@@ -187,7 +208,7 @@ async def grade_quiz(state: SessionState, config: RunnableConfig) -> Update:
     graded = state.get("graded_cards", [])
     first = card.id not in graded
     correct, feedback = await asyncio.to_thread(
-        _grade, database, state["user_id"], state["lesson_id"], card, answer, record=first
+        _grade, database, state["user_id"], state["lesson_id"], card, answer
     )
     position += 1
     done = position >= len(cards)
