@@ -17,7 +17,7 @@ from tutorgraph.cli.grade import grade
 from tutorgraph.cli.kb import kb_app
 from tutorgraph.cli.mastery import mastery_app
 from tutorgraph.cli.users import users_app
-from tutorgraph.errors import TutorgraphError
+from tutorgraph.errors import ConfigurationError, TutorgraphError
 from tutorgraph.settings import load_settings
 
 app = typer.Typer(
@@ -56,6 +56,13 @@ def serve(
     host: Annotated[str, typer.Option(help="Interface to bind.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
     reload: Annotated[bool, typer.Option(help="Reload on code changes (development).")] = False,
+    workers: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            help="Server processes on this port (PostgreSQL only: SQLite serves one process).",
+        ),
+    ] = 1,
 ) -> None:
     """Serve the web app and the API."""
     import uvicorn
@@ -70,9 +77,18 @@ def serve(
         f"tutorgraph {__version__} on [bold]http://{host}:{port}[/] "
         f"(engine: {settings.llm.engine}, database: {settings.sqlalchemy_url.split(':')[0]})"
     )
-    if reload:
+    if workers > 1 and not settings.sqlalchemy_url.startswith("postgresql"):
+        raise ConfigurationError(
+            "--workers: several processes need PostgreSQL (set TUTORGRAPH_DATABASE_URL)"
+        )
+    if reload or workers > 1:  # each process builds its app from the same settings
         uvicorn.run(
-            "tutorgraph.api.app:create_app", factory=True, host=host, port=port, reload=True
+            "tutorgraph.api.app:create_app",
+            factory=True,
+            host=host,
+            port=port,
+            reload=reload,
+            workers=None if reload else workers,
         )
     else:
         uvicorn.run(create_app(settings), host=host, port=port, log_level="info")

@@ -285,3 +285,4 @@ def run_all(out: OutOption = Path("BENCHMARKS.md")) -> None:
         kt(pybkt_python=pybkt if pybkt.exists() else None, out=out)
     assessment(out=out)
     tutor(out=out)
+    load(out=out)  # SQLite; PostgreSQL with `bench load --database-url`

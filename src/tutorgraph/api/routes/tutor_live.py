@@ -60,9 +60,10 @@ def _grade(database: Database, user: User, body: QuizAnswerIn) -> QuizOutcome:
 @router.post("/tutor/quiz-answer", responses=problem_responses(404))
 async def quiz_answer(body: QuizAnswerIn, user: CurrentUser, database: DatabaseDep) -> QuizOutcome:
     """Grade an inline `<quiz>` card of the conversation `session_id`: correct iff
-    `selected_index` is the card's correct index. The first answer to a card in a conversation
-    counts: its score (1 or 0) updates your mastery of the card's concept. Answering the card
-    again there returns that first outcome with `recorded` false and mastery unchanged."""
+    `selected_index` is the card's correct index. Only a card the tutor has shown you counts
+    (404 otherwise), and only your first answer to it, in any conversation, moves your mastery
+    of its concept (`recorded`). A wrong answer does not reveal the right option; a retry is
+    graded but never moves mastery."""
     return await asyncio.to_thread(_grade, database, user, body)
 
 
