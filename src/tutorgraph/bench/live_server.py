@@ -1,12 +1,19 @@
-"""Serve an ASGI app with uvicorn on a real loopback socket in a background thread."""
+"""Servers on real loopback sockets: an ASGI app in a background thread (`LiveServer`), or a
+command in a child process (`server_process`)."""
 
 from __future__ import annotations
 
 import socket
+import subprocess
+import sys
 import threading
 import time
-from typing import Any
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any
 
+import httpx
 import uvicorn
 
 
@@ -67,3 +74,51 @@ class LiveServer:
 
     def __exit__(self, *exc_info: object) -> None:
         self.stop()
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@contextmanager
+def server_process(
+    args: list[str],
+    env: dict[str, str],
+    ready_url: str,
+    *,
+    cwd: Path | None = None,
+    output: IO[bytes] | None = None,
+) -> Iterator[int]:
+    """`python ARGS` in a child process, yielded (as its pid) once `ready_url` answers 200;
+    terminated (killed after 15 s) on exit."""
+    process = subprocess.Popen(
+        [sys.executable, *args],
+        env=env,
+        cwd=cwd,
+        stdout=output,
+        stderr=output and subprocess.STDOUT,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"{' '.join(args[:3])} exited with {process.returncode}")
+            try:
+                if httpx.get(ready_url, timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{ready_url} did not come up")
+            time.sleep(0.1)
+        yield process.pid
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()

@@ -14,7 +14,6 @@ import contextlib
 import json
 import os
 import random
-import socket
 import subprocess
 import sys
 import tempfile
@@ -30,6 +29,7 @@ from typing import Any
 import httpx
 import yaml
 
+from tutorgraph.bench.live_server import free_port, server_process
 from tutorgraph.bench.metrics import percentile
 
 OPERATIONS = (
@@ -90,13 +90,6 @@ class LoadError(Exception):
     """One request of a simulated learner failed (status or body not as expected)."""
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 @contextmanager
 def running_servers(
     *, count: int, database_url: str | None, workdir: Path, content_dir: Path
@@ -116,47 +109,18 @@ def running_servers(
     cli = [sys.executable, "-m", "tutorgraph"]
     for step in (["db", "upgrade"], ["seed"]):
         subprocess.run([*cli, *step], env=env, check=True, capture_output=True, cwd=workdir)
-    ports = [_free_port() for _ in range(count)]
-    logs = [open(workdir / f"server-{n}.log", "wb") for n in range(count)]  # noqa: SIM115
-    processes = [
-        subprocess.Popen(
-            [*cli, "serve", "--port", str(port)],
-            env=env,
-            cwd=workdir,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-        for port, log in zip(ports, logs, strict=True)
-    ]
-    urls = [f"http://127.0.0.1:{port}" for port in ports]
-    try:
-        for url, process in zip(urls, processes, strict=True):
-            _wait_until_up(url, process)
+    with contextlib.ExitStack() as stack:
+        urls = []
+        for n in range(count):
+            port = free_port()
+            log = stack.enter_context(open(workdir / f"server-{n}.log", "wb"))
+            url = f"http://127.0.0.1:{port}"
+            serve = ["-m", "tutorgraph", "serve", "--port", str(port)]
+            stack.enter_context(
+                server_process(serve, env, f"{url}/healthz", cwd=workdir, output=log)
+            )
+            urls.append(url)
         yield urls
-    finally:
-        for process in processes:
-            process.terminate()
-        for process in processes:
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                process.kill()
-        for log in logs:
-            log.close()
-
-
-def _wait_until_up(url: str, process: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"the server for {url} exited with {process.returncode}")
-        try:
-            if httpx.get(f"{url}/healthz", timeout=2).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.2)
-    raise RuntimeError(f"the server for {url} did not come up within 60 s")
 
 
 class Learner:

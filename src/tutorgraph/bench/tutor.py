@@ -8,20 +8,17 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import socket
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 from sqlalchemy import select
 
+from tutorgraph.bench.live_server import free_port, server_process
 from tutorgraph.content.seeding import seed_database
 from tutorgraph.security import create_access_token
 from tutorgraph.settings import Settings
@@ -86,7 +83,7 @@ def run_tutor_benchmark(config: TutorBenchConfig) -> TutorBenchResult:
         migrate.upgrade(settings)
         seed_database(settings)
         token, lesson = _learner(settings)
-        fake_port, app_port = _free_port(), _free_port()
+        fake_port, app_port = free_port(), free_port()
         reply = " ".join(f"token{n}" for n in range(config.reply_tokens))
         fake = [
             *("-m", "tutorgraph.bench.serve_fake_openai", "--port", str(fake_port)),
@@ -100,8 +97,8 @@ def run_tutor_benchmark(config: TutorBenchConfig) -> TutorBenchResult:
         ]
         env = _server_env(settings, root, fake_port)
         with (
-            _process(fake, env, f"http://127.0.0.1:{fake_port}/v1/models"),
-            _process(app, env, f"http://127.0.0.1:{app_port}/healthz") as server,
+            server_process(fake, env, f"http://127.0.0.1:{fake_port}/v1/models"),
+            server_process(app, env, f"http://127.0.0.1:{app_port}/healthz") as server,
         ):
             return asyncio.run(_measure(config, app_port, fake_port, token, lesson, server))
 
@@ -145,39 +142,6 @@ def _server_env(settings: Settings, root: Path, fake_port: int) -> dict[str, str
         }
     )
     return env
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-@contextmanager
-def _process(args: list[str], env: dict[str, str], ready_url: str) -> Iterator[int]:
-    process = subprocess.Popen([sys.executable, *args], env=env)
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(f"{' '.join(args[:3])} exited with {process.returncode}")
-            try:
-                if httpx.get(ready_url, timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"{ready_url} did not come up")
-            time.sleep(0.1)
-        yield process.pid
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 def _cpu_seconds(pid: int) -> float | None:
