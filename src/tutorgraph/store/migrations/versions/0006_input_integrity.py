@@ -21,6 +21,7 @@ branch_labels = None
 depends_on = None
 
 _QUIZ = re.compile(r"<quiz>(.*?)</quiz>", re.DOTALL)
+_WHEN = sa.DateTime(timezone=True)
 
 
 def upgrade() -> None:
@@ -67,7 +68,7 @@ def _backfill_cards() -> None:
         sa.text(
             "SELECT user_id, lesson_id, content, created_at FROM chat_messages "
             "WHERE role = 'assistant' AND content LIKE '%<quiz>%' ORDER BY id"
-        )
+        ).columns(created_at=_WHEN)  # typed, so SQLite's stored text comes back as datetimes
     )
     for user_id, lesson_id, content, created_at in shown:
         for body in _QUIZ.findall(content):
@@ -83,7 +84,7 @@ def _backfill_cards() -> None:
             "SELECT a.user_id, s.lesson_id, a.quiz_id, a.selected_index, a.created_at "
             "FROM tutor_quiz_answers a JOIN tutor_sessions s ON s.id = a.session_id "
             "ORDER BY a.created_at, a.id"
-        )
+        ).columns(created_at=_WHEN)
     )
     for user_id, lesson_id, quiz_id, index, created_at in answered:
         card = cards.setdefault(
