@@ -321,6 +321,9 @@ def markdown(results: list[LoadResult], command: str) -> str:
         "and takes two assessment steps, all at once with the others (arrivals spread over "
         "0.5 s). With two servers a learner's consecutive requests alternate between them. "
         "Offline engine; per-IP rate limits raised for the run (every learner is 127.0.0.1). "
+        "The load generator, the server processes and PostgreSQL share the machine's cores, so "
+        "request latencies are mostly queueing behind CPU-bound work (password hashing, "
+        "grading, composing replies); `/healthz` is probed from a thread of its own. "
         "Latencies in ms.",
         "",
     ]
