@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Annotated
 
 import typer
+from sqlalchemy.orm import Session
 
 from tutorgraph.cli._console import console
 from tutorgraph.errors import NotFoundError
@@ -14,6 +17,19 @@ from tutorgraph.store.db import Database
 from tutorgraph.store.models import ROLES
 
 users_app = typer.Typer(help="Manage user accounts.", no_args_is_help=True)
+
+
+@contextmanager
+def _session() -> Iterator[Session]:
+    """A committed session on the configured database, refused if its schema is not current."""
+    settings = load_settings()
+    migrate.require_current(settings)
+    database = Database(settings)
+    try:
+        with database.session() as session:
+            yield session
+    finally:
+        database.dispose()
 
 
 @users_app.command("create")
@@ -27,17 +43,11 @@ def create(
     ] = "",
 ) -> None:
     """Create a user (an admin by default); the password is prompted for unless given."""
-    settings = load_settings()
-    migrate.require_current(settings)
-    database = Database(settings)
-    try:
-        with database.session() as session:
-            user = users.create_user(
-                session=session, email=email, password=password, name=name, role=role
-            )
-            console.print(f"created {user.role} [bold]{user.email}[/] (id {user.id})")
-    finally:
-        database.dispose()
+    with _session() as session:
+        user = users.create_user(
+            session=session, email=email, password=password, name=name, role=role
+        )
+        console.print(f"created {user.role} [bold]{user.email}[/] (id {user.id})")
 
 
 @users_app.command("set-password")
@@ -49,15 +59,9 @@ def set_password(
     ] = "",
 ) -> None:
     """Set a user's password (prompted for unless given); every session of theirs ends."""
-    settings = load_settings()
-    migrate.require_current(settings)
-    database = Database(settings)
-    try:
-        with database.session() as session:
-            user = users.get_user_by_email(session=session, email=email)
-            if user is None:
-                raise NotFoundError(f"no user with the email {email}")
-            users.set_password(session=session, user=user, password=password)
-            console.print(f"password set for [bold]{user.email}[/]; their sessions have ended")
-    finally:
-        database.dispose()
+    with _session() as session:
+        user = users.get_user_by_email(session=session, email=email)
+        if user is None:
+            raise NotFoundError(f"no user with the email {email}")
+        users.set_password(session=session, user=user, password=password)
+        console.print(f"password set for [bold]{user.email}[/]; their sessions have ended")
