@@ -11,6 +11,7 @@ from fastapi.testclient import TestClient
 
 from tests.conftest import csrf_token, make_settings, register_and_login
 from tutorgraph.api.app import create_app
+from tutorgraph.settings import Settings
 from tutorgraph.store import migrate
 
 HTML = {"accept": "text/html"}
@@ -121,6 +122,24 @@ def test_every_response_carries_the_security_headers(client: TestClient) -> None
         assert response.headers["x-frame-options"] == "DENY"
         assert response.headers["referrer-policy"] == "strict-origin-when-cross-origin"
         assert "strict-transport-security" not in response.headers  # plain HTTP in tests
+
+
+def test_an_unexpected_error_carries_the_security_headers_too(settings: Settings) -> None:
+    migrate.upgrade(settings)
+    app = create_app(settings)
+
+    def broken() -> None:
+        raise RuntimeError("a bug")
+
+    app.add_api_route("/broken", broken)
+    app.router.routes.insert(0, app.router.routes.pop())  # ahead of the pages' catch-all
+    with TestClient(app, raise_server_exceptions=False) as client:
+        for headers in ({}, HTML):
+            response = client.get("/broken", headers=headers)
+            assert response.status_code == 500
+            assert "a bug" not in response.text
+            assert response.headers["content-security-policy"].startswith("default-src 'self'")
+            assert response.headers["x-frame-options"] == "DENY"
 
 
 def test_pages_have_no_inline_script(client: TestClient) -> None:

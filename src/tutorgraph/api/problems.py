@@ -11,7 +11,9 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from tutorgraph.api.security_headers import security_headers
 from tutorgraph.errors import AuthenticationError, TutorgraphError
+from tutorgraph.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -90,5 +92,10 @@ def install_exception_handlers(app: FastAPI) -> None:
         log.exception("unhandled error on %s %s", request.method, request.url.path)
         detail = "Something went wrong on our side; the error was logged."
         if _wants_html(request):
-            return _html_error(request, 500, "Internal error", detail)
-        return problem(500, "Internal error", detail)
+            response = _html_error(request, 500, "Internal error", detail)
+        else:
+            response = problem(500, "Internal error", detail)
+        # Starlette answers unhandled errors outside the middleware stack: add the headers here.
+        settings: Settings = request.app.state.settings
+        response.headers.update(security_headers(hsts=settings.cookies_secure))
+        return response

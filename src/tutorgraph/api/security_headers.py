@@ -27,20 +27,26 @@ CONTENT_SECURITY_POLICY = "; ".join(
 HSTS = "max-age=31536000"
 
 
+def security_headers(*, hsts: bool) -> dict[str, str]:
+    """The headers every response carries."""
+    headers = {
+        "content-security-policy": CONTENT_SECURITY_POLICY,
+        "x-content-type-options": "nosniff",
+        "x-frame-options": "DENY",
+        "referrer-policy": "strict-origin-when-cross-origin",
+    }
+    if hsts:
+        headers["strict-transport-security"] = HSTS
+    return headers
+
+
 class SecurityHeadersMiddleware:
-    """Adds the headers above unless a response set its own value."""
+    """Adds the headers above unless a response set its own value. (An unhandled error's 500
+    is answered outside every middleware: its handler adds them itself.)"""
 
     def __init__(self, app: ASGIApp, *, hsts: bool) -> None:
         self.app = app
-        headers = [
-            (b"content-security-policy", CONTENT_SECURITY_POLICY.encode()),
-            (b"x-content-type-options", b"nosniff"),
-            (b"x-frame-options", b"DENY"),
-            (b"referrer-policy", b"strict-origin-when-cross-origin"),
-        ]
-        if hsts:
-            headers.append((b"strict-transport-security", HSTS.encode()))
-        self.headers = headers
+        self.headers = [(n.encode(), v.encode()) for n, v in security_headers(hsts=hsts).items()]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
