@@ -504,7 +504,13 @@
     answered = detail.quiz_answers || {};
     log.innerHTML = "";
     detail.messages.forEach(function (m) {
-      addMessage(m.role === "user" ? "user" : "assistant", m.content);
+      var text = m.content;
+      if (m.role !== "user" && m.interrupted) {
+        // stored as it streamed, but the reply never finished (a crash or a restart)
+        text = text ? text + "\n\n_(This reply was interrupted.)_"
+                    : "_(This reply was interrupted before it said anything.)_";
+      }
+      addMessage(m.role === "user" ? "user" : "assistant", text);
     });
     var details = root.querySelector(".chat-history");
     if (details) details.open = false;
