@@ -6,6 +6,7 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+import anyio.to_thread
 from fastapi import APIRouter, Depends, FastAPI
 from fastapi.staticfiles import StaticFiles
 
@@ -31,6 +32,7 @@ from tutorgraph.api.security_headers import SecurityHeadersMiddleware
 from tutorgraph.content.retrieval import SearchIndexes
 from tutorgraph.engines import build_engine
 from tutorgraph.grading.evaluator import Evaluator
+from tutorgraph.knowledge import shipped_domains
 from tutorgraph.llm import aclose_model
 from tutorgraph.settings import Settings, load_settings
 from tutorgraph.store.checkpoints import open_checkpointer
@@ -50,6 +52,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         log.info("tutorgraph %s up (engine=%s)", __version__, settings.llm.engine)
+        # Parse the knowledge base now, on a worker thread: done lazily, the first request that
+        # needs it would stop the event loop for about a second.
+        await anyio.to_thread.run_sync(shipped_domains)
         async with open_checkpointer(settings) as checkpointer:
             app.state.checkpointer = checkpointer
             try:

@@ -18,6 +18,7 @@ from tutorgraph.errors import StructuredOutputError
 from tutorgraph.grading import prompts
 from tutorgraph.grading.types import ErrorType, GradingRequest, RubricScores, Verdict
 from tutorgraph.llm import Finish, Message, Model, OfflineEngine, StreamEvent, TextDelta, ToolSpec
+from tutorgraph.offload import run_cpu_bound
 
 log = logging.getLogger(__name__)
 
@@ -172,7 +173,8 @@ def register_offline_judge(engine: OfflineEngine) -> None:
     ) -> AsyncIterator[StreamEvent]:
         if not isinstance(inputs, GradingRequest):
             raise StructuredOutputError("the offline judge needs the GradingRequest as inputs")
-        yield TextDelta(delta=verdict_reply(grader.grade(inputs)))
+        verdict = await run_cpu_bound(grader.grade, inputs)  # CPU work: off the event loop
+        yield TextDelta(delta=verdict_reply(verdict))
         yield Finish(reason="stop")
 
     engine.register_chat(JUDGE_AGENT, handler)
