@@ -15,9 +15,9 @@ QUESTION_ID = "self-attention-understand-1"
 def test_grade_a_knowledge_base_question_moves_mastery(client: TestClient) -> None:
     headers = register_and_login(client)
     first = client.post(
-        "/api/v1/grade", json={"question_id": QUESTION_ID, "answer": ""}, headers=headers
+        "/api/v1/grade", json={"question_id": QUESTION_ID, "answer": "no idea"}, headers=headers
     ).json()
-    assert first["score"] == 0.0 and first["decision"] == "RETRY"
+    assert first["score"] < 0.1 and first["decision"] == "RETRY"
     assert first["mastery"]["concept"] == "self-attention"
     assert first["alert_id"] is not None
     mastery = client.get("/api/v1/mastery", headers=headers).json()
@@ -83,7 +83,7 @@ def test_grade_rejects_bad_input(client: TestClient) -> None:
     missing = client.post("/api/v1/grade", json={"answer": "x"}, headers=headers)
     assert missing.status_code == 422 and "question_id" in missing.json()["detail"]
     unknown = client.post(
-        "/api/v1/grade", json={"question_id": "nope", "answer": "x"}, headers=headers
+        "/api/v1/grade", json={"question_id": "nope", "answer": "an answer"}, headers=headers
     )
     assert unknown.status_code == 404
     too_long = client.post(
@@ -100,7 +100,9 @@ def test_alerts_are_for_instructors_and_can_be_marked_read(
     client: TestClient, settings: Settings, tmp_path: Path
 ) -> None:
     learner = register_and_login(client)
-    client.post("/api/v1/grade", json={"question_id": QUESTION_ID, "answer": ""}, headers=learner)
+    client.post(
+        "/api/v1/grade", json={"question_id": QUESTION_ID, "answer": "no idea"}, headers=learner
+    )
     assert client.get("/api/v1/alerts", headers=learner).status_code == 403
     teacher = _instructor(client, settings)
     alerts = client.get("/api/v1/alerts?unread=true", headers=teacher).json()

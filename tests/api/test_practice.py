@@ -43,7 +43,9 @@ def test_a_practice_round_grades_each_answer_and_resumes(client: TestClient) -> 
         ).json()
     assert last["round"]["current"] is None and last["round"]["status"] == "completed"
     done = client.post(
-        f"/api/v1/practice/rounds/{round_['id']}/answers", json={"answer": "x"}, headers=headers
+        f"/api/v1/practice/rounds/{round_['id']}/answers",
+        json={"answer": "one more"},
+        headers=headers,
     )
     assert done.status_code == 409
     assert [r["id"] for r in client.get("/api/v1/practice/rounds", headers=headers).json()] == [

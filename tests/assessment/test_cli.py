@@ -23,7 +23,7 @@ def _upgrade() -> None:
 def test_answers_file_runs_to_a_json_report_on_stdout(tmp_path: Path) -> None:
     _upgrade()
     answers = tmp_path / "answers.yaml"
-    answers.write_text("- I don't know\n- no idea\n- ''\n- not sure\n- pass\n", encoding="utf-8")
+    answers.write_text("- I don't know\n- no idea\n- no clue\n- not sure\n- pass\n", encoding="utf-8")
     result = runner.invoke(app, [*ARGS, "--answers", str(answers), "--json"])
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
@@ -44,7 +44,7 @@ def test_running_out_of_answers_stops_and_resume_finishes(tmp_path: Path) -> Non
     assert "question 3 of at most 20" in result.output
 
     rest = tmp_path / "rest.json"
-    rest.write_text(json.dumps(["?", "?", "?"]), encoding="utf-8")
+    rest.write_text(json.dumps(["no", "no", "no"]), encoding="utf-8")
     result = runner.invoke(app, ["assess", "--resume", match.group(1), "--answers", str(rest)])
     assert result.exit_code == 0, result.output
     assert "Readiness" in result.output and "Learning plan" in result.output

@@ -63,7 +63,9 @@ def test_start_answer_and_read_the_report(client: TestClient) -> None:
         assert response.status_code == 303
     # A repeated submit of an answered question is harmless.
     again = client.post(
-        f"{question_url}/answers", data={"answer": "x", "question_id": first_id}, headers=headers
+        f"{question_url}/answers",
+        data={"answer": "again", "question_id": first_id},
+        headers=headers,
     )
     assert again.status_code == 200 and again.url.path.endswith("/report")
 

@@ -32,6 +32,7 @@ from tutorgraph.assessment.state import (
 from tutorgraph.errors import ConflictError, InputError, NotFoundError
 from tutorgraph.grading.evaluator import Evaluator
 from tutorgraph.knowledge import TARGET_LEVELS, TargetLevel, get_domain, shipped_domains
+from tutorgraph.limits import require_answer
 from tutorgraph.llm import Model
 from tutorgraph.store.db import Database
 from tutorgraph.store.models import Assessment, new_uuid, utcnow
@@ -152,6 +153,7 @@ class AssessmentService:
             snapshot = await self.graph.aget_state(config)
             waiting = pending_interrupt(snapshot)
             if waiting is not None:
+                require_answer(answer)  # a blank answer neither counts nor uses the question
                 if question_id is not None and question_id != waiting["question"]["id"]:
                     raise ConflictError(
                         f"question {question_id} is not waiting for an answer "

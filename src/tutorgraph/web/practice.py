@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Annotated
 
+import anyio.to_thread
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from sqlalchemy.orm import Session
 
 from tutorgraph import practice
 from tutorgraph.api.deps import CurrentUser, SessionDep, SettingsDep
@@ -13,7 +16,9 @@ from tutorgraph.api.unit_of_work import UnitOfWorkRoute
 from tutorgraph.errors import InputError
 from tutorgraph.grading.evaluator import Evaluator
 from tutorgraph.knowledge import shipped_domains
-from tutorgraph.limits import check_answer
+from tutorgraph.limits import check_answer, require_answer
+from tutorgraph.settings import Settings
+from tutorgraph.store.models import User
 from tutorgraph.web.templating import remember_user, render
 
 router = APIRouter(route_class=UnitOfWorkRoute, include_in_schema=False)
@@ -50,6 +55,21 @@ def practice_round(
     round_id: str, request: Request, session: SessionDep, user: CurrentUser, settings: SettingsDep
 ) -> Response:
     remember_user(request, user)
+    return _round_page(request, session=session, user=user, settings=settings, round_id=round_id)
+
+
+def _round_page(
+    request: Request,
+    *,
+    session: Session,
+    user: User,
+    settings: Settings,
+    round_id: str,
+    error: InputError | None = None,
+    answer: str = "",
+) -> Response:
+    """The round with its current question; after a refused answer, the reason above the form
+    and the learner's text still in it."""
     progress = practice.view_round(session=session, user_id=user.id, round_id=round_id)
     kb = shipped_domains()[progress.domain]
     last = progress.answered[-1] if progress.answered else None
@@ -61,7 +81,10 @@ def practice_round(
             "last": last,
             "topic_title": kb.topic(progress.topic).title,
             "max_answer": settings.limits.max_answer_chars,
+            "error": error.message if error else None,
+            "answer": answer,
         },
+        status_code=error.status_code if error else 200,
     )
 
 
@@ -74,7 +97,22 @@ async def practice_answer(
     settings: SettingsDep,
     answer: Annotated[str, Form()] = "",
 ) -> Response:
-    check_answer(settings=settings, text=answer)
+    try:
+        require_answer(check_answer(settings=settings, text=answer))
+    except InputError as exc:  # nothing graded: the same question, with the reason
+        remember_user(request, user)
+        return await anyio.to_thread.run_sync(
+            functools.partial(
+                _round_page,
+                request,
+                session=session,
+                user=user,
+                settings=settings,
+                round_id=round_id,
+                error=exc,
+                answer=answer,
+            )
+        )
     evaluator: Evaluator = request.app.state.evaluator
     await practice.submit_answer(
         evaluator, session=session, user_id=user.id, round_id=round_id, answer=answer

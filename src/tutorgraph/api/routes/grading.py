@@ -15,7 +15,7 @@ from tutorgraph.grading import alerts, mastery
 from tutorgraph.grading.evaluator import Evaluator, GradeResult
 from tutorgraph.grading.types import GradingRequest, KnownMisconception
 from tutorgraph.knowledge import shipped_domains
-from tutorgraph.limits import check_answer
+from tutorgraph.limits import check_answer, require_answer
 from tutorgraph.store.ids import DbId
 
 router = APIRouter(route_class=UnitOfWorkRoute, tags=["grading"])
@@ -88,6 +88,7 @@ async def grade(
     admins: a learner who wrote the reference could grade themselves into mastery (403)."""
     for field in ("answer", "question", "reference_answer"):
         check_answer(settings=settings, text=getattr(body, field) or "", field=field)
+    require_answer(body.answer)
     if body.question_id is None and body.concept and user.role == "learner":
         raise PermissionDeniedError(
             "concept: a learner's mastery moves only with knowledge-base questions "

@@ -10,7 +10,7 @@ from tutorgraph.api.deps import CurrentUser, SessionDep, SettingsDep
 from tutorgraph.api.openapi_problems import problem_responses
 from tutorgraph.api.unit_of_work import UnitOfWorkRoute
 from tutorgraph.grading.evaluator import Evaluator, GradeResult
-from tutorgraph.limits import check_answer
+from tutorgraph.limits import check_answer, require_answer
 
 router = APIRouter(route_class=UnitOfWorkRoute, prefix="/practice", tags=["practice"])
 
@@ -60,7 +60,7 @@ async def answer(
     settings: SettingsDep,
 ) -> AnswerOut:
     """Grade the answer to the round's current question and move on."""
-    check_answer(settings=settings, text=body.answer)
+    require_answer(check_answer(settings=settings, text=body.answer))
     evaluator: Evaluator = request.app.state.evaluator
     result, progress = await practice.submit_answer(
         evaluator, session=session, user_id=user.id, round_id=round_id, answer=body.answer
