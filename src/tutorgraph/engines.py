@@ -4,10 +4,10 @@ implementation registered as the built-in engine and the fallback."""
 from __future__ import annotations
 
 from tutorgraph.llm import Model, OfflineEngine, build_model
-from tutorgraph.settings import Settings
+from tutorgraph.settings import GradingSettings, Settings
 
 
-def offline_engine() -> OfflineEngine:
+def offline_engine(grading: GradingSettings | None = None) -> OfflineEngine:
     """An offline engine with every agent's offline implementation registered."""
     from tutorgraph.assessment.agents import register_offline_assessment
     from tutorgraph.grading.feedback import register_offline_feedback
@@ -15,7 +15,7 @@ def offline_engine() -> OfflineEngine:
     from tutorgraph.tutor.offline_tutor import register_offline_tutor
 
     engine = OfflineEngine()
-    register_offline_judge(engine)
+    register_offline_judge(engine, weights=(grading or GradingSettings()).rubric_weights)
     register_offline_feedback(engine)
     register_offline_assessment(engine)
     register_offline_tutor(engine)
@@ -23,4 +23,4 @@ def offline_engine() -> OfflineEngine:
 
 
 def build_engine(settings: Settings) -> Model:
-    return build_model(settings.llm, offline=offline_engine())
+    return build_model(settings.llm, offline=offline_engine(settings.grading))

@@ -15,11 +15,14 @@ from sqlalchemy.orm import Session
 from tutorgraph.errors import ConflictError, InputError, NotFoundError
 from tutorgraph.grading import mastery
 from tutorgraph.grading.evaluator import Evaluator, GradeResult
+from tutorgraph.grading.meaning import Analysis
 from tutorgraph.grading.types import GradingRequest, KnownMisconception
 from tutorgraph.knowledge import get_domain
 from tutorgraph.store.models import QuizAnswer, QuizQuestion, QuizSession, utcnow
 
 ROUND_LENGTH = 5
+MAX_ATTEMPTS = 3  # the first answer and two retries
+RETRYABLE = frozenset({"RETRY", "REMEDIATE", "ALTERNATE"})
 T = TypeVar("T")
 
 
@@ -44,11 +47,14 @@ class QuestionOut(BaseModel):
     text: str
     bloom_level: str
     type: str
+    attempt: int = 1
 
 
 class AnsweredOut(QuestionOut):
     answer: str
     result: dict[str, Any]
+    reference_answer: str  # shown beside the learner's answer once it is graded
+    can_retry: bool = False
 
 
 class RoundOut(BaseModel):
@@ -69,6 +75,7 @@ def _question(q: Any) -> QuestionOut:
         text=q.text,
         bloom_level=str(q.payload.get("bloom_level", "")),
         type=str(q.payload.get("type", "")),
+        attempt=int(q.payload.get("attempt", 1)),
     )
 
 
@@ -78,6 +85,8 @@ def round_out(progress: Progress) -> RoundOut:
             **_question(q).model_dump(),
             answer=progress.answers[q.id].answer,
             result=progress.answers[q.id].result,
+            reference_answer=q.reference_answer,
+            can_retry=can_retry(progress, q),
         )
         for q in progress.questions
         if q.id in progress.answers
@@ -128,6 +137,86 @@ def start_round(*, session: Session, user_id: int, domain: str, topic: str) -> Q
         )
     session.flush()
     return quiz
+
+
+def can_retry(progress: Progress, question: QuizQuestion) -> bool:
+    """A graded answer that fell short (RETRY, REMEDIATE or ALTERNATE) may be tried again, up to
+    MAX_ATTEMPTS in all, unless a later attempt at the same question already exists."""
+    answer = progress.answers.get(question.id)
+    if answer is None or str(answer.result.get("decision")) not in RETRYABLE:
+        return False
+    if int(question.payload.get("attempt", 1)) >= MAX_ATTEMPTS:
+        return False
+    later = [
+        q
+        for q in progress.questions
+        if q.source_id == question.source_id and q.position > question.position
+    ]
+    return not later
+
+
+def retry_question(*, session: Session, user_id: int, round_id: str, question_id: int) -> None:
+    """Ask an answered question again, next: a new attempt, graded and tracked on its own."""
+    progress = load_round(session=session, user_id=user_id, round_id=round_id)
+    question = next((q for q in progress.questions if q.id == question_id), None)
+    if question is None:
+        raise NotFoundError(f"no question {question_id} in this round")
+    if not can_retry(progress, question):
+        raise ConflictError(
+            "this question cannot be tried again (it went well, it was already retried, or "
+            f"it had {MAX_ATTEMPTS} attempts)"
+        )
+    for later in progress.questions:
+        if later.position > question.position:
+            later.position += 1
+    session.add(
+        QuizQuestion(
+            quiz_session_id=round_id,
+            position=question.position + 1,
+            source_id=question.source_id,
+            text=question.text,
+            reference_answer=question.reference_answer,
+            payload={**question.payload, "attempt": int(question.payload.get("attempt", 1)) + 1},
+        )
+    )
+    progress.session.status = "in_progress"
+    progress.session.updated_at = utcnow()
+    session.flush()
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """Another way into a question the learner missed, from the knowledge base."""
+
+    topic_title: str
+    summary: str
+    key_points: list[str]
+    misconceptions: list[str]
+    resources: list[tuple[str, str]]  # (title, url)
+
+
+def another_explanation(*, domain: str, topic: str, result: dict[str, Any]) -> Explanation:
+    """The topic's key points closest to what the answer missed, the misconceptions it showed
+    (in the knowledge base's words), and the topic's reading: deterministic, grounded."""
+    kb_topic = get_domain(domain).topic(topic)
+    missing = [str(p) for p in result.get("missing_key_points") or []]
+    ranked = sorted(
+        kb_topic.key_points,
+        key=lambda point: -max((_overlap(point, m) for m in missing), default=0.0),
+    )
+    shown = [str(m.get("description", "")) for m in result.get("misconceptions") or []]
+    return Explanation(
+        topic_title=kb_topic.title,
+        summary=kb_topic.summary,
+        key_points=ranked[:3],
+        misconceptions=[d for d in shown if d],
+        resources=[(r.title, str(r.url)) for r in kb_topic.resources[:3]],
+    )
+
+
+def _overlap(a: str, b: str) -> float:
+    left, right = Analysis.of(a).texts, Analysis.of(b).texts
+    return len(left & right) / max(1, len(right))
 
 
 def _spread(items: list[T], count: int) -> list[T]:

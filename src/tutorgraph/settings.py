@@ -68,6 +68,30 @@ class LimitSettings(BaseModel):
     websocket_auth_seconds: float = Field(default=5.0, gt=0, le=60)
 
 
+class RubricWeights(BaseModel):
+    """The spec's rubric weights (correctness 0.6, completeness 0.2, clarity 0.2); they sum to 1."""
+
+    correctness: float = Field(default=0.6, ge=0.0, le=1.0)
+    completeness: float = Field(default=0.2, ge=0.0, le=1.0)
+    clarity: float = Field(default=0.2, ge=0.0, le=1.0)
+
+    @model_validator(mode="after")
+    def _sum_to_one(self) -> RubricWeights:
+        total = self.correctness + self.completeness + self.clarity
+        if abs(total - 1.0) > 1e-6:
+            raise ValueError(f"grading.rubric_weights must sum to 1 (they sum to {total:g})")
+        return self
+
+
+class GradingSettings(BaseModel):
+    """How a model judge's verdict is formed: rubric weights and the median over repeated runs."""
+
+    rubric_weights: RubricWeights = RubricWeights()
+    # The spec's mitigation for LLM variance: ask the judge this many times, keep the median.
+    # The offline judge is deterministic and is asked once whatever this says.
+    judge_runs: int = Field(default=3, ge=1, le=9)
+
+
 class Settings(BaseSettings):
     """Every knob of tutorgraph. Nested values use one `_` after the section in the environment:
     `TUTORGRAPH_LLM_API_KEY`, `TUTORGRAPH_LLM_BASE_URL`, `TUTORGRAPH_SEARCH_PROVIDER`..."""
@@ -98,6 +122,7 @@ class Settings(BaseSettings):
     llm: LLMSettings = LLMSettings()
     search: SearchSettings = SearchSettings()
     limits: LimitSettings = LimitSettings()
+    grading: GradingSettings = GradingSettings()
 
     @classmethod
     def settings_customise_sources(

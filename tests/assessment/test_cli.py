@@ -23,7 +23,9 @@ def _upgrade() -> None:
 def test_answers_file_runs_to_a_json_report_on_stdout(tmp_path: Path) -> None:
     _upgrade()
     answers = tmp_path / "answers.yaml"
-    answers.write_text("- I don't know\n- no idea\n- no clue\n- not sure\n- pass\n", encoding="utf-8")
+    answers.write_text(
+        "- I don't know\n- no idea\n- no clue\n- not sure\n- pass\n", encoding="utf-8"
+    )
     result = runner.invoke(app, [*ARGS, "--answers", str(answers), "--json"])
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)

@@ -75,7 +75,9 @@ ROWS = [
     row("D no, E no: strong at create, unsure node", "probe", conf=0.9, bloom=C, node=0.6),
     # A pivot with nowhere to go concludes
     row("D yes, no topic left -> conclude", "conclude", conf=0.9, on_topic=4, left=0),
-    row("E yes, pivot would reach MAX_TOPICS", "conclude", conf=0.1, node=0.1, evaluated=9),
+    row(
+        "E yes, 9 evaluated: the 10th is still pivoted to", "pivot", conf=0.1, node=0.1, evaluated=9
+    ),
     row("E yes with 8 evaluated: pivot", "pivot", conf=0.1, node=0.1, evaluated=8),
 ]
 

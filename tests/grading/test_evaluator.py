@@ -16,7 +16,7 @@ from tutorgraph.grading.events import EVALUATION_COMPLETED, EventBus
 from tutorgraph.grading.feedback import FeedbackOutput
 from tutorgraph.grading.types import GradingRequest, KnownMisconception
 from tutorgraph.llm import ScriptedEngine, aclose_model, build_model
-from tutorgraph.settings import LLMSettings
+from tutorgraph.settings import GradingSettings, LLMSettings, RubricWeights
 from tutorgraph.store import users
 from tutorgraph.store.db import Database
 from tutorgraph.store.models import EvaluationEvent, InstructorAlert
@@ -44,25 +44,41 @@ REQUEST = GradingRequest(
 
 async def test_llm_judge_and_feedback_with_scripted_model() -> None:
     model = ScriptedEngine()
-    model.enqueue_chat(
-        '10.0 3.0\n{"correctness": 2, "completeness": 3, "clarity": 9, '
+    reply = (
+        '{"correctness": 2, "completeness": 3, "clarity": 9, '
         '"error_type": "CONCEPTUAL", "misconceptions": ["scaling-for-speed"], '
         '"missing_key_points": ["softmax saturates"], "reasoning": "wrong"}'
     )
+    # Three runs (the default): the median verdict's `10.0 X` is the score.
+    model.enqueue_chat(f"10.0 3.0\n{reply}", f"10.0 3.5\n{reply}", f"10.0 2.5\n{reply}")
     model.enqueue_structured(FeedbackOutput(feedback="Scaling is not about speed."))
     result = await Evaluator(model).grade(REQUEST)
     assert result.grader == "llm"
-    assert result.score == pytest.approx(0.6 * 0.2 + 0.2 * 0.3 + 0.2 * 0.9)
+    assert result.score == pytest.approx(0.30)
+    assert result.rubric.correctness == pytest.approx(0.2)  # the JSON marks are shown as given
     assert result.error_type == "CONCEPTUAL" and result.decision == "REMEDIATE"
     assert [m.id for m in result.misconceptions] == ["scaling-for-speed"]
     assert result.feedback == "Scaling is not about speed."
     judge_call = model.requests[0]
     assert judge_call.agent == "judge" and "Assistant 1" in (judge_call.messages[1].content or "")
+    assert [r.agent for r in model.requests].count("judge") == 3
+
+
+async def test_judge_runs_and_rubric_weights_are_settings() -> None:
+    model = ScriptedEngine()
+    model.enqueue_chat('{"correctness": 10, "completeness": 0, "clarity": 0}')
+    model.enqueue_structured(FeedbackOutput(feedback="ok"))
+    grading = GradingSettings(
+        judge_runs=1, rubric_weights=RubricWeights(correctness=0.5, completeness=0.5, clarity=0)
+    )
+    result = await Evaluator(model, grading=grading).grade(REQUEST)
+    assert result.score == pytest.approx(0.5)  # no `10.0 X`: the criteria, weighted as set
+    assert [r.agent for r in model.requests].count("judge") == 1
 
 
 async def test_unparseable_judge_reply_falls_back_to_the_offline_grader() -> None:
     model = ScriptedEngine()
-    model.enqueue_chat("I refuse to use the format.")
+    model.enqueue_chat(*["I refuse to use the format."] * 3)
     model.enqueue_structured(ProviderUnavailable("feedback server down"))
     result = await Evaluator(model).grade(REQUEST)
     assert result.grader == "offline"
@@ -92,12 +108,12 @@ async def test_through_the_fake_openai_server(fake_openai: FakeOpenAIServer) -> 
     settings = LLMSettings(engine="openai", base_url=fake_openai.base_url, backoff_seconds=0)
     model = build_model(settings, offline=offline_engine())
     try:
-        fake_openai.enqueue('10.0 9.5\n{"correctness": 10, "completeness": 9, "clarity": 9}')
+        fake_openai.enqueue(*['10.0 9.6\n{"correctness": 10, "completeness": 9, "clarity": 9}'] * 3)
         fake_openai.enqueue(FeedbackOutput(feedback="Spot on."))
         good = REQUEST.model_copy(update={"answer": REQUEST.reference_answer})
         result = await Evaluator(model).grade(good)
         assert (result.grader, result.decision, result.feedback) == ("llm", "MASTERED", "Spot on.")
-        assert result.score == pytest.approx(0.6 * 1.0 + 0.2 * 0.9 + 0.2 * 0.9)
+        assert result.score == pytest.approx(0.96)  # the `10.0 X` line, median of 3 runs
         # The server fails three times for the judge and three times for feedback: offline.
         fake_openai.enqueue(*[Fault.status(500)] * 6)
         fallback = await Evaluator(model).grade(REQUEST)
@@ -125,7 +141,8 @@ async def test_evaluate_updates_mastery_alerts_and_stores_the_event(database: Da
     with database.session() as session:
         bad = await evaluator.evaluate(REQUEST, session=session, user_id=user_id)
     assert bad.mastery is not None and bad.mastery.before.attempts == 0
-    assert bad.mastery.after.wma == pytest.approx(0.6 * bad.score)
+    # WMA from 0: 0.6 * score, moved only as far as the grader is sure.
+    assert bad.mastery.after.wma == pytest.approx(0.6 * bad.score * bad.certainty, abs=1e-6)
     assert bad.mastery.after.bkt < bad.mastery.before.bkt  # a wrong answer lowers P(known)
     assert bad.alert_id is not None  # score < 0.4
     with database.session() as session:
@@ -136,7 +153,10 @@ async def test_evaluate_updates_mastery_alerts_and_stores_the_event(database: Da
         )
     assert good.alert_id is None
     assert good.mastery is not None and good.mastery.before == bad.mastery.after
-    assert good.mastery.after.wma == pytest.approx(0.4 * bad.mastery.after.wma + 0.6 * good.score)
+    before, target = bad.mastery.after.wma, 0.4 * bad.mastery.after.wma + 0.6 * good.score
+    assert good.mastery.after.wma == pytest.approx(
+        before + good.certainty * (target - before), abs=1e-6
+    )
     assert good.mastery.after.bkt > good.mastery.before.bkt
     assert [p["decision"] for p in seen] == [bad.decision, good.decision]
     with database.session() as session:

@@ -4,17 +4,21 @@ from __future__ import annotations
 
 import pytest
 
-from tutorgraph.grading.judge import JudgeParseError, judge_messages, parse_judge_reply
+from tutorgraph.grading.judge import JudgeParseError, judge, judge_messages, parse_judge_reply
 from tutorgraph.grading.types import GradingRequest, KnownMisconception
+from tutorgraph.llm import ScriptedEngine
+from tutorgraph.settings import RubricWeights
+
+REQUEST = GradingRequest(question="Why?", reference_answer="Because.", answer="Since.")
 
 
-def test_notation_line_then_json_rubric() -> None:
+def test_the_notation_line_is_the_score_and_the_json_rubric_is_shown() -> None:
     verdict = parse_judge_reply(
-        '10.0 7.5\n{"correctness": 8, "completeness": 5, "clarity": 10, '
+        '10.0 8.0\n{"correctness": 8, "completeness": 5, "clarity": 4, '
         '"error_type": "incomplete", "missing_key_points": ["scaling"], "reasoning": "ok"}'
     )
-    assert verdict.rubric.correctness == 0.8
-    assert verdict.score == pytest.approx(0.6 * 0.8 + 0.2 * 0.5 + 0.2 * 1.0)
+    assert verdict.score == pytest.approx(0.80)  # not the rubric's 0.66
+    assert verdict.rubric.correctness == 0.8 and verdict.rubric.clarity == 0.4
     assert verdict.error_type == "INCOMPLETE"
     assert verdict.missing_key_points == ["scaling"] and verdict.grader == "llm"
 
@@ -23,6 +27,30 @@ def test_notation_without_json_uses_the_score_for_every_criterion() -> None:
     verdict = parse_judge_reply("10.0 6\nThe answer misses the scaling factor.")
     assert verdict.score == pytest.approx(0.6)
     assert verdict.rubric.clarity == pytest.approx(0.6)
+
+
+def test_without_the_notation_the_json_criteria_are_weighted_as_configured() -> None:
+    reply = '{"correctness": 10, "completeness": 0, "clarity": 5}'
+    assert parse_judge_reply(reply).score == pytest.approx(0.6 + 0.1)
+    weights = RubricWeights(correctness=0.2, completeness=0.4, clarity=0.4)
+    assert parse_judge_reply(reply, weights).score == pytest.approx(0.2 + 0.2)
+
+
+def test_rubric_weights_must_sum_to_one() -> None:
+    with pytest.raises(ValueError, match="sum to 1"):
+        RubricWeights(correctness=0.6, completeness=0.6, clarity=0.2)
+
+
+async def test_the_median_of_the_runs_is_kept_and_their_spread_lowers_certainty() -> None:
+    model = ScriptedEngine()
+    model.enqueue_chat("10.0 9", "10.0 2", "10.0 7")
+    verdict = await judge(model, REQUEST, runs=3)
+    assert verdict.score == pytest.approx(0.7)
+    assert verdict.judge_scores == [0.2, 0.7, 0.9]
+    assert verdict.certainty < 0.5
+    steady = ScriptedEngine()
+    steady.enqueue_chat("10.0 7", "10.0 7", "10.0 7")
+    assert (await judge(steady, REQUEST, runs=3)).certainty == 1.0
 
 
 def test_json_fallback_and_clamping() -> None:

@@ -13,7 +13,8 @@ from tutorgraph.grading.calibration import (
     load_default,
 )
 from tutorgraph.grading.features import FEATURE_NAMES, extract
-from tutorgraph.grading.offline import OfflineGrader, key_point_credit, key_points_covered
+from tutorgraph.grading.keypoints import assess_points
+from tutorgraph.grading.offline import OfflineGrader
 from tutorgraph.grading.types import GradingRequest, KnownMisconception
 
 SPOON_Q = "Why does a metal spoon feel colder than a wooden spoon at the same temperature?"
@@ -234,11 +235,12 @@ def test_fit_learns_a_positive_weight_for_coverage() -> None:
     ("answer", "credit"),
     [
         ("Kernel, buffer and socket.", 1.0),  # 3 of 4 terms: covered
-        ("The kernel and a socket.", 0.5 / 0.75),  # half: partial credit
+        ("The kernel and a socket.", 0.5),  # half of a 4-term point: partial credit
         ("Only the kernel.", 0.0),  # one shared word is no evidence
     ],
 )
 def test_a_key_point_earns_credit_from_half_its_terms(answer: str, credit: float) -> None:
     point = "kernel buffer socket descriptor"
-    assert key_point_credit("What is involved?", answer, [point]) == [pytest.approx(credit)]
-    assert key_points_covered("What is involved?", answer, [point]) == [credit == 1.0]
+    [result] = assess_points("What is involved?", answer, [point])
+    assert result.credit == pytest.approx(credit)
+    assert result.covered == (credit == 1.0)

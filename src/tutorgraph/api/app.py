@@ -79,7 +79,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.db = database
     app.state.search = SearchIndexes(settings.index_dir)
     app.state.model = model
-    app.state.evaluator = Evaluator(model)
+    app.state.evaluator = Evaluator(model, grading=settings.grading)
 
     api = APIRouter(prefix="/api/v1")
     api.include_router(auth.router)

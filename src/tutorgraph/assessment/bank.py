@@ -4,7 +4,11 @@ Rules, in order: never a question already asked in this assessment; the requeste
 the nearest level that still has a question (the lower one on a tie: a fair question beats an
 unfair one); among those, a question type not used on this topic yet, else the least recently
 used type; then the easier question. A topic whose bank is exhausted gets a question built from
-one of its key points (the key point is then the reference answer)."""
+one of its key points (the key point is then the reference answer).
+
+A probe stays at the requested level (the spec's "follow-up question at the same Bloom level"):
+when the bank has no fresh question at exactly that level, the probe is a key-point question at
+that level rather than a bank question from a neighbouring one."""
 
 from __future__ import annotations
 
@@ -17,6 +21,8 @@ def draw_question(kb: KnowledgeBase, request: QuestionRequest) -> QuestionOutput
     topic = kb.topic(request.topic_id)
     asked = set(request.asked_question_ids)
     fresh = [q for q in topic.questions if q.id not in asked]
+    if request.probe:
+        fresh = [q for q in fresh if q.bloom_level == request.bloom_level]
     if not fresh:
         return key_point_question(topic, request)
     return as_question_output(min(fresh, key=lambda q: _preference(q, request)))

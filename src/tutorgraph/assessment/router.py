@@ -13,9 +13,11 @@ level the question was asked at):
 | E | confidence <= 0.4                                                | pivot    |
 | - | otherwise                                                        | probe    |
 
-A pivot needs somewhere to go: when no unevaluated agenda topic is left, or marking the current
-topic evaluated reaches MAX_TOPICS (row A would conclude after the next answer anyway), the pivot
-becomes `conclude` instead of asking a question that cannot change the outcome."""
+A pivot needs somewhere to go: when no unevaluated agenda topic is left, the pivot becomes
+`conclude`. Otherwise it goes on even when marking the current topic evaluated reaches MAX_TOPICS:
+as in the spec, the next topic is then asked (its answer is evidence the report uses) and row A
+concludes after that answer. (An earlier version concluded there, leaving the 11th agenda topic
+of a long agenda unassessed.)"""
 
 from __future__ import annotations
 
@@ -79,7 +81,7 @@ def decide_route(inputs: RouteInputs) -> Route:
 
 
 def _pivot(inputs: RouteInputs) -> Route:
-    if inputs.topics_remaining == 0 or inputs.topics_evaluated + 1 >= MAX_TOPICS:
+    if inputs.topics_remaining == 0:
         return "conclude"
     return "pivot"
 

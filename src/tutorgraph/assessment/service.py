@@ -36,6 +36,7 @@ from tutorgraph.limits import require_answer
 from tutorgraph.llm import Model
 from tutorgraph.store.db import Database
 from tutorgraph.store.models import Assessment, new_uuid, utcnow
+from tutorgraph.wording import counted
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +49,20 @@ class AssessmentSummary(BaseModel):
     created_at: datetime
     updated_at: datetime
     overall_readiness: int | None = None
+
+
+class ReviewItem(BaseModel):
+    """One question of the assessment with the learner's answer and what it showed."""
+
+    number: int
+    topic_id: str
+    topic_title: str
+    bloom_level: str
+    question_type: str
+    text: str
+    answer: str | None
+    confidence: float | None
+    demonstrated_bloom: str | None
 
 
 class AssessmentReport(BaseModel):
@@ -65,6 +80,8 @@ class AssessmentReport(BaseModel):
     topics_evaluated: list[str]
     questions_asked: int
     max_questions: int
+    ended_because: str = ""
+    review: list[ReviewItem] = []
 
 
 class AssessmentView(AssessmentSummary):
@@ -94,7 +111,53 @@ def build_report(values: AssessmentState) -> AssessmentReport:
         topics_evaluated=values["evaluated_topics"],
         questions_asked=len(values["questions"]),
         max_questions=values["max_questions"],
+        ended_because=ended_because(values),
+        review=review(values),
     )
+
+
+def ended_because(values: AssessmentState) -> str:
+    """Why the assessment stopped where it did, in the learner's terms."""
+    asked, limit = len(values["questions"]), values["max_questions"]
+    agenda, evaluated = values["agenda"], values["evaluated_topics"]
+    missing = [t for t in agenda if t not in evaluated]
+    if asked >= limit:
+        return f"It stopped at its limit of {counted(limit, 'question')}."
+    if missing:
+        return (
+            f"It stopped after {counted(len(evaluated), 'topic')}, the most one assessment "
+            f"covers; {counted(len(missing), 'topic')} of the agenda (marked not assessed) "
+            "can be covered by another assessment."
+        )
+    return (
+        f"It ended after {counted(asked, 'question')} of at most {limit} because every topic "
+        f"of the {values['target_level']} agenda was assessed: a topic is left as soon as "
+        "the answers settle it (a strong answer at the top level asked, consistent answers, "
+        "or a weak answer), so a clear picture needs fewer questions."
+    )
+
+
+def review(values: AssessmentState) -> list[ReviewItem]:
+    """Question by question: what was asked and what the answer showed."""
+    kb = get_domain(values["domain"])
+    responses = {r["question_id"]: r for r in values["responses"]}
+    items = []
+    for number, question in enumerate(values["questions"], start=1):
+        response = responses.get(question["id"])
+        items.append(
+            ReviewItem(
+                number=number,
+                topic_id=question["topic"],
+                topic_title=kb.topic(question["topic"]).title,
+                bloom_level=question["bloom_level"],
+                question_type=question["question_type"],
+                text=question["text"],
+                answer=response["answer"] if response else None,
+                confidence=response["confidence"] if response else None,
+                demonstrated_bloom=response["demonstrated_bloom"] if response else None,
+            )
+        )
+    return items
 
 
 def pending_interrupt(snapshot: StateSnapshot) -> AssessmentInterrupt | None:

@@ -26,6 +26,7 @@ from tutorgraph.assessment.service import AssessmentReport, AssessmentService, A
 from tutorgraph.cli._console import console, err_console
 from tutorgraph.engines import build_engine
 from tutorgraph.errors import InputError, NotFoundError
+from tutorgraph.grading.evaluator import Evaluator
 from tutorgraph.llm import aclose_model
 from tutorgraph.settings import Settings, load_settings
 from tutorgraph.store import migrate, users
@@ -99,7 +100,12 @@ async def _run(
     try:
         user_id = _check_database(database, email)
         async with open_checkpointer(settings) as checkpointer:
-            service = AssessmentService(database=database, checkpointer=checkpointer, model=model)
+            service = AssessmentService(
+                database=database,
+                checkpointer=checkpointer,
+                model=model,
+                evaluator=Evaluator(model, grading=settings.grading),
+            )
             if resume:
                 view = await service.get(assessment_id=resume, user_id=None, any_owner=True)
             else:
@@ -113,9 +119,14 @@ async def _run(
                         return view
                 else:
                     answer = ""  # stopped on an error last time: carry on
-                view = await service.answer(
-                    assessment_id=view.id, user_id=None, answer=answer, any_owner=True
-                )
+                try:
+                    view = await service.answer(
+                        assessment_id=view.id, user_id=None, answer=answer, any_owner=True
+                    )
+                except InputError as exc:  # a blank answer: nothing counted, ask again
+                    if scripted is not None:
+                        raise
+                    err_console.print(f"[yellow]{escape(str(exc))}[/]")
             return view
     finally:
         await aclose_model(model)

@@ -141,6 +141,34 @@ def grading(
     console.print(f"wrote {out}")
 
 
+@bench_app.command("answers")
+def answers(
+    data: Annotated[
+        Path, typer.Option(help="Folder of independently written learner answers (*.yaml).")
+    ] = Path("benchmarks/learner_answers"),
+    out: OutOption = Path("BENCHMARKS.md"),
+) -> None:
+    """The offline grader on learners' own words: ordering correct > partial > wrong, pass and
+    fail rates, error types and misconceptions, per dev / test split."""
+    from tutorgraph.bench.learner_answers import grade_all, load_answers, markdown, report
+
+    loaded = load_answers(data)
+    graded = grade_all(loaded)
+    reports = [report(graded, split) for split in ("dev", "test", "all")]
+    for r in reports:
+        console.print(
+            f"{r.split}: {r.answers} answers, ordering {r.ordering:.0%}, correct >= 0.6 "
+            f"{r.correct_pass:.0%}, wrong < 0.4 {r.wrong_fail:.0%}, error type "
+            f"{r.error_type_accuracy:.0%}, misconception {r.misconception_recall:.0%}",
+            highlight=False,
+        )
+    command = "tutorgraph bench answers"
+    if data != Path("benchmarks/learner_answers"):
+        command += f" --data {data}"
+    write_section(out, "learner-answers", markdown(reports, command, total=len(loaded)))
+    console.print(f"wrote {out}")
+
+
 @bench_app.command("tutor")
 def tutor(
     first_token_delay: Annotated[
@@ -277,6 +305,7 @@ def load(
 def run_all(out: OutOption = Path("BENCHMARKS.md")) -> None:
     """Every benchmark whose data is available (pyBKT side by side when .bench-venv exists)."""
     retrieval(out=out)
+    answers(out=out)
     for name, path in GRADING_DATA.items():
         if path.is_file():
             grading(dataset=GradingDataset(name), data=path, out=out)

@@ -58,9 +58,10 @@ def grade(
 
 
 async def _grade_one(request: GradingRequest) -> GradeResult:
-    model = build_engine(load_settings())
+    settings = load_settings()
+    model = build_engine(settings)
     try:
-        return await Evaluator(model).grade(request)
+        return await Evaluator(model, grading=settings.grading).grade(request)
     finally:
         await aclose_model(model)
 
@@ -97,8 +98,9 @@ async def _grade_batch(source: Path, target: Path) -> None:
         if missing:
             fail(f"{source}: missing column(s) {', '.join(missing)}", 2)
         rows = list(enumerate(reader, start=2))
-    model = build_engine(load_settings())
-    evaluator = Evaluator(model)
+    settings = load_settings()
+    model = build_engine(settings)
+    evaluator = Evaluator(model, grading=settings.grading)
     written = skipped = 0
     try:
         with (

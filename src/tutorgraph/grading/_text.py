@@ -13,13 +13,13 @@ _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _STEMMER = Stemmer.Stemmer("english")
 
 
-def _wordset(text: str) -> frozenset[str]:
+def wordset(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
 # Function words carry no answer content. Comparatives (more, less, same...) and negations are
 # deliberately absent: in short science answers they often decide correctness.
-STOPWORDS = _wordset(
+STOPWORDS = wordset(
     """
     a about above after again against all also am an and any are as at be because been before
     being below between both but by can could did do does doing down during each either else
@@ -34,7 +34,7 @@ STOPWORDS = _wordset(
 )
 
 NEGATION_SCOPE = 3
-NEGATIONS = _wordset(
+NEGATIONS = wordset(
     """
     not no never none nothing nobody neither nor cannot cant can't don't dont doesn't doesnt
     didn't didnt isn't isnt aren't arent wasn't wasnt weren't werent won't wont wouldn't

@@ -17,6 +17,7 @@ class ConceptInfo:
     difficulty: int
     misconceptions: tuple[KnownMisconception, ...]
     key_points: tuple[str, ...]
+    phrasings: dict[str, tuple[str, ...]]  # rubric point -> accepted phrasings, whole topic
 
 
 _cache: dict[str, tuple[float, ConceptInfo | None]] = {}
@@ -41,13 +42,20 @@ def concept_info(concept: str, *, now: float | None = None) -> ConceptInfo | Non
                 for m in topic.misconceptions
             ),
             key_points=tuple(topic.key_points),
+            phrasings={
+                point: tuple(alternatives)
+                for question in topic.questions
+                for point, alternatives in question.phrasings.items()
+            },
         )
     _cache[concept] = (now, info)
     return info
 
 
 def enrich_request(request: GradingRequest) -> GradingRequest:
-    """Fill difficulty and misconceptions from the knowledge base when the caller left them out."""
+    """Fill difficulty, misconceptions and the rubric points' accepted phrasings from the
+    knowledge base when the caller left them out (phrasings found by the point's text, so a
+    practice or assessment question built from a bank question gets them too)."""
     if request.concept is None:
         return request
     info = concept_info(request.concept)
@@ -58,4 +66,11 @@ def enrich_request(request: GradingRequest) -> GradingRequest:
         update["misconceptions"] = list(info.misconceptions)
     if "difficulty" not in request.model_fields_set:
         update["difficulty"] = info.difficulty
+    phrasings = {
+        point: list(info.phrasings[point])
+        for point in request.rubric
+        if point in info.phrasings and point not in request.phrasings
+    }
+    if phrasings:
+        update["phrasings"] = {**request.phrasings, **phrasings}
     return request.model_copy(update=update) if update else request

@@ -13,14 +13,14 @@ from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
 
 from tutorgraph.errors import ProviderError
-from tutorgraph.grading import alerts, mastery
+from tutorgraph.grading import alerts, mastery, uncertainty
 from tutorgraph.grading.classify import classify_error
 from tutorgraph.grading.context import enrich_request
 from tutorgraph.grading.decision import decide, needs_alert
 from tutorgraph.grading.events import EVALUATION_COMPLETED, EventBus
 from tutorgraph.grading.feedback import FeedbackInputs, generate_feedback, offline_feedback
 from tutorgraph.grading.judge import judge
-from tutorgraph.grading.misconceptions import detect_misconceptions
+from tutorgraph.grading.keypoints import stated_misconceptions
 from tutorgraph.grading.offline import OfflineGrader
 from tutorgraph.grading.types import (
     ErrorType,
@@ -32,6 +32,7 @@ from tutorgraph.grading.types import (
 )
 from tutorgraph.llm import Model
 from tutorgraph.offload import run_cpu_bound
+from tutorgraph.settings import GradingSettings
 from tutorgraph.store.models import EvaluationEvent
 
 log = logging.getLogger(__name__)
@@ -66,6 +67,9 @@ class GradeResult(BaseModel):
     feedback: str
     decision: PathDecision
     grader: GraderName
+    certainty: float = Field(
+        default=1.0, description="How sure the grader is; below 0.6 the feedback says so."
+    )
     reasoning: str
     warnings: list[str] = Field(default_factory=list)
     mastery: MasteryOut | None = None
@@ -79,13 +83,16 @@ class Evaluator:
         *,
         bus: EventBus | None = None,
         offline_grader: OfflineGrader | None = None,
+        grading: GradingSettings | None = None,
     ) -> None:
         self.model = model
         self.bus = bus or EventBus()
-        self.offline_grader = offline_grader or OfflineGrader()
+        self.grading = grading or GradingSettings()
+        self.offline_grader = offline_grader or OfflineGrader(weights=self.grading.rubric_weights)
 
     async def verdict(self, request: GradingRequest) -> tuple[Verdict, list[str]]:
         """Phases 2-3: judge, then classify and detect misconceptions."""
+        request = enrich_request(request)
         warnings: list[str] = []
         if not request.answer.strip():
             log.warning("empty answer graded 0.0 (concept %s)", request.concept)
@@ -99,7 +106,12 @@ class Evaluator:
             )
         else:
             try:
-                verdict = await judge(self.model, request)
+                verdict = await judge(
+                    self.model,
+                    request,
+                    runs=self.grading.judge_runs,
+                    weights=self.grading.rubric_weights,
+                )
             except ProviderError as exc:
                 log.warning("judge failed (%s); using the offline grader", type(exc).__name__)
                 warnings.append(
@@ -108,7 +120,7 @@ class Evaluator:
                 verdict = await run_cpu_bound(self.offline_grader.grade, request)
         known = {m.id for m in request.misconceptions}
         detected = [m for m in verdict.misconceptions if m in known]
-        for found in detect_misconceptions(request.answer, request.misconceptions):
+        for found in stated_misconceptions(request.answer, request.misconceptions):
             if found not in detected:
                 detected.append(found)
         if verdict.score >= 0.8:
@@ -139,6 +151,8 @@ class Evaluator:
         except ProviderError as exc:
             log.warning("feedback model failed (%s); offline feedback used", type(exc).__name__)
             feedback = offline_feedback(inputs)
+        if uncertainty.is_unsure(verdict.certainty):
+            feedback = f"{uncertainty.UNSURE_PREFIX} {uncertainty.explain(verdict)} {feedback}"
         descriptions = {m.id: m.description for m in request.misconceptions}
         return GradeResult(
             score=verdict.score,
@@ -153,6 +167,7 @@ class Evaluator:
             feedback=feedback,
             decision=decision,
             grader=verdict.grader,
+            certainty=verdict.certainty,
             reasoning=verdict.reasoning,
             warnings=warnings,
         )
@@ -198,7 +213,11 @@ class Evaluator:
         update: dict[str, object] = {}
         if request.concept:
             change = mastery.record_score(
-                session=session, user_id=user_id, concept=request.concept, score=result.score
+                session=session,
+                user_id=user_id,
+                concept=request.concept,
+                score=result.score,
+                certainty=result.certainty,
             )
             update["mastery"] = MasteryOut(
                 concept=change.concept,
@@ -239,6 +258,7 @@ class Evaluator:
             "error_type": result.error_type,
             "misconceptions": [m.id for m in result.misconceptions],
             "grader": result.grader,
+            "certainty": result.certainty,
         }
 
 

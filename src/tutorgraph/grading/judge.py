@@ -1,14 +1,22 @@
 """The reference-guided judge (JudgeLM, "reference as prior"): the reference is Assistant 1, the
 learner is Assistant 2; the reply's first line is `10.0 X`, then JSON reasoning.
 
+The score is X / 10 whenever the `10.0 X` line is there; the JSON's per-criterion marks are then
+shown, never recomputed into another score. Without the line, a JSON `score` is used, and without
+that the JSON's criteria weighted by the configured rubric weights. A model judge is asked
+`grading.judge_runs` times (3 by default, the spec's mitigation for LLM variance) and the median
+verdict is kept; the runs' spread sets the verdict's certainty.
+
 The offline grader answers through the same channel (as the offline engine's `judge` agent), so
 both paths go through one parser."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import re
+import statistics
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
@@ -19,6 +27,7 @@ from tutorgraph.grading import prompts
 from tutorgraph.grading.types import ErrorType, GradingRequest, RubricScores, Verdict
 from tutorgraph.llm import Finish, Message, Model, OfflineEngine, StreamEvent, TextDelta, ToolSpec
 from tutorgraph.offload import run_cpu_bound
+from tutorgraph.settings import RubricWeights
 
 log = logging.getLogger(__name__)
 
@@ -68,8 +77,9 @@ def _json_object(text: str) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-def parse_judge_reply(text: str) -> Verdict:
-    """Parse `10.0 X` + JSON; fall back to a JSON `score`; clamp everything to range."""
+def parse_judge_reply(text: str, weights: RubricWeights | None = None) -> Verdict:
+    """Parse `10.0 X` + JSON (see the module doc for which score wins); clamp to range."""
+    weights = weights or RubricWeights()
     lines = [line for line in text.strip().splitlines() if line.strip()]
     notation: float | None = None
     if lines:
@@ -83,21 +93,28 @@ def parse_judge_reply(text: str) -> Verdict:
             details = JudgeDetails.model_validate(raw)
         except ValidationError:
             details = JudgeDetails(reasoning=str(raw.get("reasoning", "")))
+    parts = (details.correctness, details.completeness, details.clarity)
     overall = notation if notation is not None else details.score
+    if overall is None and all(part is not None for part in parts):
+        overall = 10 * RubricScores(
+            correctness=_clamp10(parts[0] or 0.0) / 10,
+            completeness=_clamp10(parts[1] or 0.0) / 10,
+            clarity=_clamp10(parts[2] or 0.0) / 10,
+        ).weighted(weights)
     if overall is None:
         raise JudgeParseError(
             "the judge's reply had no '10.0 X' score line and no JSON score: "
             + (text[:120].replace("\n", " ") or "(empty reply)")
         )
     overall = _clamp10(overall)
-    parts = (details.correctness, details.completeness, details.clarity)
     rubric = RubricScores(
         correctness=_clamp10(parts[0] if parts[0] is not None else overall) / 10,
         completeness=_clamp10(parts[1] if parts[1] is not None else overall) / 10,
         clarity=_clamp10(parts[2] if parts[2] is not None else overall) / 10,
     )
+    certainty = raw.get("certainty") if raw is not None else None
     return Verdict(
-        score=rubric.score,
+        score=round(overall / 10, 4),
         rubric=rubric,
         error_type=details.error_type,
         misconceptions=details.misconceptions,
@@ -105,6 +122,9 @@ def parse_judge_reply(text: str) -> Verdict:
         missing_key_points=details.missing_key_points,
         reasoning=details.reasoning,
         grader="offline" if details.grader == "offline" else "llm",
+        certainty=min(1.0, max(0.0, float(certainty)))
+        if isinstance(certainty, (int, float))
+        else 1.0,
     )
 
 
@@ -135,15 +155,47 @@ def judge_messages(request: GradingRequest, *, swap: bool = False) -> list[Messa
     return [Message.system(prompts.JUDGE_SYSTEM), Message.user(user)]
 
 
-async def judge(model: Model, request: GradingRequest) -> Verdict:
-    """Ask the model for a verdict and parse it (raises JudgeParseError on an unusable reply)."""
+async def judge_once(
+    model: Model, request: GradingRequest, weights: RubricWeights | None = None
+) -> Verdict:
+    """Ask the model for one verdict and parse it (raises JudgeParseError on an unusable reply)."""
     text: list[str] = []
     async for event in model.stream_chat(
         judge_messages(request), agent=JUDGE_AGENT, inputs=request
     ):
         if isinstance(event, TextDelta):
             text.append(event.delta)
-    return parse_judge_reply("".join(text))
+    return parse_judge_reply("".join(text), weights)
+
+
+MODEL_RUN_SPREAD_FOR_DOUBT = 0.15
+"""A standard deviation of the runs' scores at which a model verdict's certainty reaches 0.5."""
+
+
+async def judge(
+    model: Model,
+    request: GradingRequest,
+    *,
+    runs: int = 1,
+    weights: RubricWeights | None = None,
+) -> Verdict:
+    """The median verdict of `runs` judge calls (one call when the offline grader answers)."""
+    first = await judge_once(model, request, weights)
+    if runs <= 1 or first.grader == "offline":
+        return first
+    rest = await asyncio.gather(*(judge_once(model, request, weights) for _ in range(runs - 1)))
+    verdicts = sorted([first, *rest], key=lambda v: v.score)
+    median = verdicts[(len(verdicts) - 1) // 2]
+    scores = [v.score for v in verdicts]
+    spread = statistics.pstdev(scores)
+    agreement = max(0.0, 1.0 - 0.5 * spread / MODEL_RUN_SPREAD_FOR_DOUBT)
+    return median.model_copy(
+        update={
+            "score": round(statistics.median(scores), 4),
+            "judge_scores": scores,
+            "certainty": round(min(median.certainty, agreement), 4),
+        }
+    )
 
 
 def verdict_reply(verdict: Verdict) -> str:
@@ -158,15 +210,16 @@ def verdict_reply(verdict: Verdict) -> str:
         "missing_key_points": verdict.missing_key_points,
         "reasoning": verdict.reasoning,
         "grader": "offline",
+        "certainty": verdict.certainty,
     }
     return f"10.0 {verdict.score * 10:.3f}\n{json.dumps(details)}"
 
 
-def register_offline_judge(engine: OfflineEngine) -> None:
+def register_offline_judge(engine: OfflineEngine, *, weights: RubricWeights | None = None) -> None:
     """Let the offline engine answer the `judge` agent with the offline grader."""
     from tutorgraph.grading.offline import OfflineGrader
 
-    grader = OfflineGrader()
+    grader = OfflineGrader(weights=weights)
 
     async def handler(
         messages: Sequence[Message], tools: Sequence[ToolSpec], inputs: Any

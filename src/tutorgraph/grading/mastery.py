@@ -58,13 +58,19 @@ def current_mastery(*, session: Session, user_id: int, concept: str) -> MasteryS
     return MasterySnapshot(wma=row.wma, bkt=row.bkt, attempts=row.attempts)
 
 
-def record_score(*, session: Session, user_id: int, concept: str, score: float) -> MasteryChange:
-    """Update both estimates with a graded score in [0, 1]."""
+def record_score(
+    *, session: Session, user_id: int, concept: str, score: float, certainty: float = 1.0
+) -> MasteryChange:
+    """Update both estimates with a graded score in [0, 1]. A grade the grader is unsure of
+    (certainty < 1) moves them proportionally less: certainty 0.5 goes half the way."""
     before = current_mastery(session=session, user_id=user_id, concept=concept)
     params = concept_params(session=session, concept=concept)
+    certainty = min(1.0, max(0.0, certainty))
+    wma = weighted_moving_average(before.wma, score)
+    bkt = update_with_score(before.bkt, score, params)
     after = MasterySnapshot(
-        wma=round(weighted_moving_average(before.wma, score), 6),
-        bkt=min(BKT_CEILING, max(BKT_FLOOR, update_with_score(before.bkt, score, params))),
+        wma=round(before.wma + certainty * (wma - before.wma), 6),
+        bkt=min(BKT_CEILING, max(BKT_FLOOR, before.bkt + certainty * (bkt - before.bkt))),
         attempts=before.attempts + 1,
     )
     row = _row(session, user_id, concept)

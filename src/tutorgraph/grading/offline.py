@@ -42,10 +42,12 @@ import re
 from collections.abc import Sequence
 from functools import cache
 
-from tutorgraph.grading import _text
+from tutorgraph.grading import _text, uncertainty
 from tutorgraph.grading.calibration import Calibration, load_default
 from tutorgraph.grading.classify import is_non_attempt
 from tutorgraph.grading.features import Features, TextView, extract, is_echo, matches
+from tutorgraph.grading.keypoints import assess_points, stated_misconceptions
+from tutorgraph.grading.meaning import Analysis
 from tutorgraph.grading.types import (
     ERROR_CLASSIFICATION_BELOW,
     ErrorType,
@@ -53,10 +55,12 @@ from tutorgraph.grading.types import (
     RubricScores,
     Verdict,
 )
+from tutorgraph.settings import RubricWeights
 
-MISCONCEPTION_CAP = 0.4
-KEY_POINT_SHARE = 0.75
-PARTIAL_KEY_POINT_SHARE = 0.5
+MISCONCEPTION_CAP = 0.3
+LEXICAL_SHARE = 0.2
+ADEQUATE_WORDS = 3
+RAMBLING_WORDS = 250
 NEAR_MISS_COVERAGE = 0.7
 SLIP_COVERAGE = 0.5
 PROCEDURAL_QUESTION = re.compile(
@@ -68,6 +72,15 @@ PROCEDURAL_QUESTION = re.compile(
 _default_calibration = cache(load_default)
 
 
+def length_adequacy(answer: TextView) -> float:
+    """1 from ADEQUATE_WORDS content words up; less for a fragment; 0.7 past RAMBLING_WORDS."""
+    n = len(answer.stems)
+    if n == 0:
+        return 0.0
+    adequacy = min(1.0, n / ADEQUATE_WORDS)
+    return round(adequacy * (0.7 if n > RAMBLING_WORDS else 1.0), 4)
+
+
 def clarity_of(answer: TextView, reference: TextView) -> float:
     """Length adequacy against the reference, with a penalty for rambling (see module doc)."""
     n, r = len(answer.stems), len(reference.stems)
@@ -77,33 +90,14 @@ def clarity_of(answer: TextView, reference: TextView) -> float:
     return round(adequacy * (0.7 if n > 4 * r + 20 else 1.0), 4)
 
 
-def key_point_credit(question: str, answer: str, points: Sequence[str]) -> list[float]:
-    """For each key point, the share of its content stems (beyond the question's) the answer
-    has, over KEY_POINT_SHARE, capped at 1: full credit from 75%, proportional credit below."""
-    question_stems = set(_text.content_stems(question))
-    answer_stems = frozenset(_text.content_stems(answer))
-    credit: list[float] = []
-    for point in points:
-        stems = set(_text.content_stems(point))
-        needed = stems - question_stems or stems
-        hits = sum(matches(s, answer_stems) for s in needed)
-        share = hits / len(needed) if needed else 0.0
-        credit.append(
-            min(1.0, share / KEY_POINT_SHARE) if share >= PARTIAL_KEY_POINT_SHARE else 0.0
-        )
-    return credit
-
-
-def key_points_covered(question: str, answer: str, points: Sequence[str]) -> list[bool]:
-    """For each key point: do enough (KEY_POINT_SHARE) of its content stems appear?"""
-    return [credit >= 1.0 for credit in key_point_credit(question, answer, points)]
-
-
 class OfflineGrader:
-    """Grades a `GradingRequest` lexically against its reference answer; never calls a model."""
+    """Grades a `GradingRequest` against its reference and rubric; never calls a model."""
 
-    def __init__(self, calibration: Calibration | None = None) -> None:
+    def __init__(
+        self, calibration: Calibration | None = None, *, weights: RubricWeights | None = None
+    ) -> None:
         self.calibration = calibration if calibration is not None else _default_calibration()
+        self.weights = weights or RubricWeights()
 
     def grade(self, request: GradingRequest) -> Verdict:
         """The verdict for one answer against the request's reference answer."""
@@ -123,36 +117,102 @@ class OfflineGrader:
             request.question, references or [request.reference_answer], request.answer
         )
         probability = self.calibration.probability(features.values)
-        misconceptions = [
-            m.id
-            for m in request.misconceptions
-            if any(_text.contains_phrase(request.answer, cue) for cue in m.cues)
-        ]
-        correctness = min(probability, MISCONCEPTION_CAP) if misconceptions else probability
-        credit = key_point_credit(request.question, request.answer, points)
-        flags = [c >= 1.0 for c in credit]
-        completeness = sum(credit) / len(credit) if credit else features.values["ref_recall_novel"]
         reference = TextView.of(references[features.reference_index] if references else "")
+        if points:
+            return self._by_key_points(request, features, probability, reference)
+        return self._by_reference(request, features, probability, reference)
+
+    def _by_key_points(
+        self,
+        request: GradingRequest,
+        features: Features,
+        probability: float,
+        reference: TextView,
+    ) -> Verdict:
+        """Rubric questions: the key points said (in any words) decide; see the module doc."""
+        results = assess_points(request.question, request.answer, request.rubric, request.phrasings)
+        misconceptions = stated_misconceptions(request.answer, request.misconceptions)
+        coverage = sum(r.credit for r in results) / len(results)
+        denied = sum(r.contradicted for r in results) / len(results)
+        correctness = (1 - LEXICAL_SHARE) * coverage + LEXICAL_SHARE * probability
+        correctness *= 1 - denied
+        if misconceptions:
+            correctness = min(correctness, MISCONCEPTION_CAP)
+        answer = TextView.of(request.answer)
+        clarity = length_adequacy(answer) * (0.5 + 0.5 * coverage)
+        if misconceptions or denied:
+            clarity *= 0.5
         rubric = RubricScores(
             correctness=round(correctness, 4),
-            completeness=round(completeness, 4),
-            clarity=clarity_of(TextView.of(request.answer), reference),
+            completeness=round(coverage, 4),
+            clarity=round(clarity, 4),
         )
+        score = rubric.weighted(self.weights)
         error = None
-        if rubric.score < ERROR_CLASSIFICATION_BELOW:
+        if score < ERROR_CLASSIFICATION_BELOW:
             error = _error_type(request, features, rubric, misconceptions=misconceptions)
-        covered = [p for p, ok in zip(points, flags, strict=True) if ok]
-        missing = [p for p, ok in zip(points, flags, strict=True) if not ok]
+            if denied and not misconceptions and error == "INCOMPLETE":
+                error = "CONCEPTUAL"
+        covered = [r.point for r in results if r.covered]
+        missing = [r.point for r in results if not r.covered]
+        contradicted = [r.point for r in results if r.contradicted]
+        certainty = uncertainty.of_key_points(
+            results=results,
+            probability=probability,
+            answer=request.answer,
+            vocabulary=_vocabulary(request),
+            misconceptions=misconceptions,
+        )
         return Verdict(
-            score=rubric.score,
+            score=score,
             rubric=rubric,
             error_type=error,
             misconceptions=misconceptions,
             covered_key_points=covered,
             missing_key_points=missing,
-            reasoning=_reasoning(features, rubric, misconceptions, covered, missing, error),
+            reasoning=_reasoning(
+                features, rubric, misconceptions, covered, missing, error, contradicted
+            ),
             grader="offline",
+            certainty=certainty,
         )
+
+    def _by_reference(
+        self,
+        request: GradingRequest,
+        features: Features,
+        probability: float,
+        reference: TextView,
+    ) -> Verdict:
+        """No rubric: the lexical model against the reference decides."""
+        misconceptions = stated_misconceptions(request.answer, request.misconceptions)
+        correctness = min(probability, MISCONCEPTION_CAP) if misconceptions else probability
+        completeness = features.values["ref_recall_novel"]
+        rubric = RubricScores(
+            correctness=round(correctness, 4),
+            completeness=round(completeness, 4),
+            clarity=clarity_of(TextView.of(request.answer), reference),
+        )
+        score = rubric.weighted(self.weights)
+        error = None
+        if score < ERROR_CLASSIFICATION_BELOW:
+            error = _error_type(request, features, rubric, misconceptions=misconceptions)
+        return Verdict(
+            score=score,
+            rubric=rubric,
+            error_type=error,
+            misconceptions=misconceptions,
+            reasoning=_reasoning(features, rubric, misconceptions, [], [], error, []),
+            grader="offline",
+            certainty=uncertainty.of_reference(probability),
+        )
+
+
+def _vocabulary(request: GradingRequest) -> frozenset[str]:
+    """The tokens the grader can interpret: question, reference, points and their phrasings."""
+    texts = [request.question, request.reference_answer, *request.rubric]
+    texts += [p for alts in request.phrasings.values() for p in alts]
+    return frozenset().union(*(Analysis.of(t).texts for t in texts))
 
 
 def _no_credit(points: list[str], reason: str) -> Verdict:
@@ -212,6 +272,7 @@ def _reasoning(
     covered: list[str],
     missing: list[str],
     error: ErrorType | None,
+    contradicted: list[str],
 ) -> str:
     values = features.values
     parts = [
@@ -225,6 +286,8 @@ def _reasoning(
         parts.append("Negation differs from the reference.")
     if values["opposite_swap"]:
         parts.append("Uses the opposite of a reference word.")
+    if contradicted:
+        parts.append("Says the opposite of: " + "; ".join(contradicted) + ".")
     if misconceptions:
         parts.append("Known misconception: " + ", ".join(misconceptions) + ".")
     if error is not None:

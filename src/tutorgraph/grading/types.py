@@ -6,11 +6,13 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from tutorgraph.settings import RubricWeights
+
 ErrorType = Literal["CONCEPTUAL", "PROCEDURAL", "INCOMPLETE", "CARELESS"]
 PathDecision = Literal["MASTERED", "PROCEED", "ALTERNATE", "REMEDIATE", "RETRY"]
 GraderName = Literal["llm", "offline"]
 
-RUBRIC_WEIGHTS = {"correctness": 0.6, "completeness": 0.2, "clarity": 0.2}
+SPEC_WEIGHTS = RubricWeights()
 ERROR_CLASSIFICATION_BELOW = 0.8
 
 
@@ -29,6 +31,10 @@ class GradingRequest(BaseModel):
     reference_answer: str
     answer: str
     rubric: list[str] = Field(default_factory=list, description="Key points a full answer has.")
+    phrasings: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="Other ways to say a rubric point, by point (the knowledge base's).",
+    )
     misconceptions: list[KnownMisconception] = Field(default_factory=list)
     difficulty: int = Field(default=3, ge=1, le=5)
     concept: str | None = None
@@ -43,10 +49,14 @@ class RubricScores(BaseModel):
 
     @property
     def score(self) -> float:
+        """The weighted sum under the spec's weights."""
+        return self.weighted(SPEC_WEIGHTS)
+
+    def weighted(self, weights: RubricWeights) -> float:
         return round(
-            RUBRIC_WEIGHTS["correctness"] * self.correctness
-            + RUBRIC_WEIGHTS["completeness"] * self.completeness
-            + RUBRIC_WEIGHTS["clarity"] * self.clarity,
+            weights.correctness * self.correctness
+            + weights.completeness * self.completeness
+            + weights.clarity * self.clarity,
             4,
         )
 
@@ -62,3 +72,12 @@ class Verdict(BaseModel):
     missing_key_points: list[str] = Field(default_factory=list)
     reasoning: str = ""
     grader: GraderName = "offline"
+    certainty: float = Field(
+        default=1.0,
+        ge=0.0,
+        le=1.0,
+        description="How sure the grader is of this score (1 = certain); see `uncertainty`.",
+    )
+    judge_scores: list[float] = Field(
+        default_factory=list, description="Each run's score when a model judged several times."
+    )

@@ -34,7 +34,23 @@ class Question(_Strict):
     text: str = Field(min_length=5)
     reference_answer: str = Field(min_length=5)
     rubric: list[str] = Field(min_length=1)
+    # Other ways a learner says a rubric point, keyed by the point's text; the offline grader
+    # credits the point when the answer says any of them (see grading/meaning.py).
+    phrasings: dict[str, list[str]] = Field(default_factory=dict)
     misconceptions: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _phrasings_name_rubric_points(self) -> Question:
+        unknown = [point for point in self.phrasings if point not in self.rubric]
+        if unknown:
+            raise ValueError(
+                f"question {self.id}: phrasings name points not in its rubric: "
+                + "; ".join(repr(p) for p in unknown)
+            )
+        empty = [p for alts in self.phrasings.values() for p in alts if len(p.strip()) < 2]
+        if empty:
+            raise ValueError(f"question {self.id}: a phrasing is empty")
+        return self
 
 
 class Topic(_Strict):

@@ -203,3 +203,28 @@ def set_progress(
     progress.completed_at = utcnow() if completed else None
     session.flush()
     return progress
+
+
+@dataclass(frozen=True)
+class LessonLink:
+    """A lesson the user may open, as a link: /learn/{course_slug}/{lesson_slug}."""
+
+    course_slug: str
+    lesson_slug: str
+    title: str
+
+    @property
+    def url(self) -> str:
+        return f"/learn/{self.course_slug}/{self.lesson_slug}"
+
+
+def lessons_by_concept(*, session: Session, user: User | None) -> dict[str, list[LessonLink]]:
+    """The lessons the user may see that teach each knowledge-base concept (topic id)."""
+    found: dict[str, list[LessonLink]] = {}
+    for visible in visible_courses(session=session, user=user):
+        for lesson in course_lessons(visible.course):
+            for concept in lesson.concepts or []:
+                found.setdefault(str(concept), []).append(
+                    LessonLink(visible.course.slug, lesson.slug, lesson.title)
+                )
+    return found

@@ -6,7 +6,7 @@ import functools
 from typing import Annotated
 
 import anyio.to_thread
-from fastapi import APIRouter, Form, Request
+from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from sqlalchemy.orm import Session
 
@@ -18,10 +18,26 @@ from tutorgraph.grading.evaluator import Evaluator
 from tutorgraph.knowledge import shipped_domains
 from tutorgraph.limits import check_answer, require_answer
 from tutorgraph.settings import Settings
+from tutorgraph.store import courses
 from tutorgraph.store.models import User
 from tutorgraph.web.templating import remember_user, render
 
 router = APIRouter(route_class=UnitOfWorkRoute, include_in_schema=False)
+
+# The evaluator's decisions and error types in the learner's words.
+DECISION_WORDS = {
+    "MASTERED": "Mastered: skip ahead",
+    "PROCEED": "Good, move on",
+    "ALTERNATE": "Nearly: see it another way",
+    "REMEDIATE": "Go back over the idea",
+    "RETRY": "Try it again",
+}
+ERROR_WORDS = {
+    "CONCEPTUAL": "the idea itself was off",
+    "PROCEDURAL": "right idea, wrong steps",
+    "INCOMPLETE": "right so far, but incomplete",
+    "CARELESS": "a slip in a good answer",
+}
 
 
 @router.get("/quiz", response_class=HTMLResponse)
@@ -52,10 +68,30 @@ def practice_start(
 
 @router.get("/quiz/{round_id}", response_class=HTMLResponse)
 def practice_round(
-    round_id: str, request: Request, session: SessionDep, user: CurrentUser, settings: SettingsDep
+    round_id: str,
+    request: Request,
+    session: SessionDep,
+    user: CurrentUser,
+    settings: SettingsDep,
+    explain: Annotated[int | None, Query(description="A question to explain another way.")] = None,
 ) -> Response:
     remember_user(request, user)
-    return _round_page(request, session=session, user=user, settings=settings, round_id=round_id)
+    return _round_page(
+        request, session=session, user=user, settings=settings, round_id=round_id, explain=explain
+    )
+
+
+@router.post("/quiz/{round_id}/retry")
+def practice_retry(
+    round_id: str,
+    session: SessionDep,
+    user: CurrentUser,
+    question_id: Annotated[int, Form()],
+) -> Response:
+    practice.retry_question(
+        session=session, user_id=user.id, round_id=round_id, question_id=question_id
+    )
+    return RedirectResponse(f"/quiz/{round_id}#question", status_code=303)
 
 
 def _round_page(
@@ -67,12 +103,22 @@ def _round_page(
     round_id: str,
     error: InputError | None = None,
     answer: str = "",
+    explain: int | None = None,
 ) -> Response:
     """The round with its current question; after a refused answer, the reason above the form
-    and the learner's text still in it."""
+    and the learner's text still in it; on request, another explanation of an answered one."""
     progress = practice.view_round(session=session, user_id=user.id, round_id=round_id)
     kb = shipped_domains()[progress.domain]
     last = progress.answered[-1] if progress.answered else None
+    explained = next((a for a in progress.answered if a.id == explain), None)
+    explanation = (
+        practice.another_explanation(
+            domain=progress.domain, topic=progress.topic, result=explained.result
+        )
+        if explained is not None
+        else None
+    )
+    lessons = courses.lessons_by_concept(session=session, user=user).get(progress.topic, [])
     return render(
         request,
         "quiz_round.html",
@@ -83,6 +129,11 @@ def _round_page(
             "max_answer": settings.limits.max_answer_chars,
             "error": error.message if error else None,
             "answer": answer,
+            "explanation": explanation,
+            "explained": explained,
+            "lessons": lessons,
+            "decision_words": DECISION_WORDS,
+            "error_words": ERROR_WORDS,
         },
         status_code=error.status_code if error else 200,
     )

@@ -66,3 +66,20 @@ async def answer(
         evaluator, session=session, user_id=user.id, round_id=round_id, answer=body.answer
     )
     return AnswerOut(result=result, round=practice.round_out(progress))
+
+
+class RetryIn(BaseModel):
+    question_id: int = Field(
+        description="An answered question whose decision was RETRY, REMEDIATE or ALTERNATE."
+    )
+
+
+@router.post("/rounds/{round_id}/retry", responses=problem_responses(404, 409))
+def retry(
+    round_id: str, body: RetryIn, session: SessionDep, user: CurrentUser
+) -> practice.RoundOut:
+    """Ask an answered question again, as the next question of the round (at most 3 attempts)."""
+    practice.retry_question(
+        session=session, user_id=user.id, round_id=round_id, question_id=body.question_id
+    )
+    return practice.view_round(session=session, user_id=user.id, round_id=round_id)

@@ -1,0 +1,80 @@
+"""Which rubric points an answer makes, which it denies, and which misconceptions it states.
+
+A point is credited when the answer says the point or one of its accepted phrasings (the
+knowledge base's `phrasings`) - see `meaning.find` for what "says" means:
+- full credit when at least FULL_SHARE of a phrasing's tokens (beyond the question's) are there
+  together and none is denied;
+- partial credit (the share found) for a longer phrasing (PARTIAL_MIN_TOKENS+ tokens) of which at
+  least PARTIAL_SHARE is there;
+- the point is *contradicted* when the answer talks about it but denies it ("strings are mutable"
+  for "strings are immutable") and no phrasing is fully and cleanly met.
+
+A misconception is stated when one of its cues appears in order, adjacent, with the cue's own
+polarity ("b is a copy of a", not "b is not a copy of a").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from tutorgraph.grading.meaning import Analysis, find
+from tutorgraph.grading.types import KnownMisconception
+
+FULL_SHARE = 0.75
+PARTIAL_SHARE = 0.5
+PARTIAL_MIN_TOKENS = 4
+
+
+@dataclass(frozen=True)
+class PointResult:
+    point: str
+    credit: float
+    contradicted: bool
+
+    @property
+    def covered(self) -> bool:
+        return self.credit >= 1.0
+
+
+def assess_points(
+    question: str,
+    answer: str,
+    points: Sequence[str],
+    phrasings: Mapping[str, Sequence[str]] | None = None,
+) -> list[PointResult]:
+    """Credit and contradiction for each rubric point (see the module doc)."""
+    phrasings = phrasings or {}
+    said = Analysis.of(answer)
+    ignore = Analysis.of(question).texts
+    results = []
+    for point in points:
+        credit = 0.0
+        denied = False
+        for phrasing in (point, *phrasings.get(point, ())):
+            match = find(Analysis.of(phrasing), said, ignore=ignore)
+            if match.needed == 0:
+                continue
+            if match.contradicted:
+                denied = True
+                continue
+            if match.share >= FULL_SHARE:
+                credit = 1.0
+                break
+            if match.needed >= PARTIAL_MIN_TOKENS and match.share >= PARTIAL_SHARE:
+                credit = max(credit, match.share)
+        results.append(PointResult(point, credit, denied and credit < 1.0))
+    return results
+
+
+def stated_misconceptions(answer: str, known: Sequence[KnownMisconception]) -> list[str]:
+    """Ids of the known misconceptions one of whose cues the answer states (see the module doc)."""
+    said = Analysis.of(answer, keep_fillers=True)
+    found = []
+    for misconception in known:
+        for cue in misconception.cues:
+            match = find(Analysis.of(cue, keep_fillers=True), said, ordered=True)
+            if match.share >= 1.0 and not match.contradicted:
+                found.append(misconception.id)
+                break
+    return found

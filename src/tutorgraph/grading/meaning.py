@@ -1,0 +1,382 @@
+"""Does an answer say an idea? Phrasing matching with a paraphrase lexicon, negation, opposites,
+numbers and code tokens: what the offline grader uses to credit key points and spot misconceptions.
+
+A text is analysed once (`Analysis.of`): words are lower-cased and stemmed, the lexicon's phrases
+are replaced by their group's canonical form ("modifies" and "mutates" both become "chang"),
+stopwords are dropped, and every remaining token remembers whether a negation ("not", "never",
+"doesn't", "rather than", "instead of"...) governs it within its clause. Numbers are tokens too
+("0.73", "1e-3") and compare numerically; code operators (`==`, `+=`, `**`...) are tokens.
+
+A *phrasing* (a key point, one of its accepted phrasings, or a misconception cue) is found in an
+answer when its content tokens occur close together (`find`):
+- a key-point phrasing's tokens may come in any order within a window of the answer (so a long
+  answer does not collect a point from words scattered over many sentences);
+- a cue's tokens must come in order, nearly adjacent (cues are specific wording).
+A token counts when it is equal, one typo away (5+ letters), a stem the stemmer left apart
+("alia" / "alias"; not for cues: "cold" is not "colder"), or the same number to the precision
+the less precise side gives. The match is *contradicted* when a token the phrasing asserts is
+negated in the answer, or the answer uses its opposite ("mutable" for "immutable") instead. A
+token the phrasing itself negates ("identity, not equality") is optional and never contradicts.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from pathlib import Path
+
+import yaml
+
+from tutorgraph.grading import _text
+
+LEXICON_PATH = Path(__file__).with_name("lexicon.yaml")
+
+_TOKEN = re.compile(
+    r"(?P<num>(?<![a-z_])-?\d+(?:\.\d+)?(?:e-?\d+)?%?)"
+    r"|(?P<op>==|!=|<=|>=|\+=|-=|\*=|/=|\*\*|//|:=|->|=)"
+    r"|(?P<word>[a-z_][a-z0-9_]*(?:'[a-z]+)?|\d+[a-z_]\w*)"
+    r"|(?P<stop>[.;!?]|,\s|\n\s*\n)"
+)
+_CLAUSE_WORDS = frozenset({"but", "whereas", "however", "although", "though"})
+_NEGATORS_PHRASES: tuple[tuple[str, ...], ...] = (
+    ("rather", "than"),
+    ("instead", "of"),
+    ("as", "opposed", "to"),
+    ("unlike",),
+    ("not",),
+)
+# Light verbs and fillers: they carry no idea of their own in an answer ("a copy is made").
+FILLERS = _text.wordset(
+    """
+    make makes made making do does did done doing go goes went gone going take takes took
+    taken put puts happen happens happened basically actually really just like kind sort
+    simply obviously literally pretty quite stuff whatever guess think thinks believe
+    mean means meant say says said
+    """
+)
+NEGATION_SCOPE = 4
+ASSIGNMENT = "bind"  # `b = a` says what "b is bound to a" says (the lexicon's group for bind)
+UNORDERED_WINDOW_MIN = 10
+UNORDERED_WINDOW_PER_TOKEN = 3
+ORDERED_GAP = 0  # a cue's tokens must be adjacent content tokens
+
+
+def _fold(text: str) -> str:
+    text = text.replace("’", "'").replace("‘", "'").replace("`", " ")
+    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    return folded.lower()
+
+
+def _number(token: str) -> str | None:
+    """A canonical spelling of a numeric token ("0.730" -> "0.73", "50%" -> "0.5"), else None."""
+    try:
+        value = float(token[:-1]) / 100 if token.endswith("%") else float(token)
+    except ValueError:
+        return None
+    if math.isnan(value) or math.isinf(value):
+        return None
+    return format(value, ".6g")
+
+
+@dataclass(frozen=True, eq=False)  # hashed by identity: analyses are cached per lexicon
+class Lexicon:
+    """Stemmed phrases (tuples of word stems) mapped to their group's canonical token."""
+
+    phrases: dict[tuple[str, ...], str]
+    longest: int
+
+    @classmethod
+    def from_groups(cls, groups: Iterable[Sequence[str]]) -> Lexicon:
+        phrases: dict[tuple[str, ...], str] = {}
+        for group in groups:
+            entries = [tuple(_text.stem(w) for w in _raw_words(entry)) for entry in group]
+            entries = [e for e in entries if e]
+            if not entries:
+                continue
+            canonical = "_".join(entries[0])
+            for entry in entries:
+                if entry in phrases and phrases[entry] != canonical:
+                    raise ValueError(
+                        f"lexicon: '{' '.join(entry)}' is in two groups "
+                        f"({phrases[entry]} and {canonical})"
+                    )
+                phrases[entry] = canonical
+        return cls(phrases=phrases, longest=max((len(p) for p in phrases), default=1))
+
+
+def _raw_words(text: str) -> list[str]:
+    return [m.group(0) for m in _TOKEN.finditer(_fold(text)) if m.lastgroup != "stop"]
+
+
+def load_lexicon(path: Path = LEXICON_PATH) -> Lexicon:
+    """The lexicon file's groups (raises ValueError on an entry listed in two groups)."""
+    raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    groups = raw.get("groups") or []
+    if not isinstance(groups, list) or not all(isinstance(g, list) for g in groups):
+        raise ValueError(f"{path}: 'groups' must be a list of lists of phrases")
+    return Lexicon.from_groups([[str(e) for e in g] for g in groups])
+
+
+default_lexicon = cache(load_lexicon)
+
+
+@dataclass(frozen=True)
+class Token:
+    text: str
+    negated: bool
+    position: int  # index among the text's content tokens
+    number: str | None = None
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """A text's content tokens, canonicalised, each with its negation and position."""
+
+    tokens: tuple[Token, ...]
+
+    @classmethod
+    def of(
+        cls, text: str, lexicon: Lexicon | None = None, *, keep_fillers: bool = False
+    ) -> Analysis:
+        """`keep_fillers` keeps light verbs ("makes copies"): cues are read that way."""
+        return _analyse(text, lexicon or default_lexicon(), keep_fillers)
+
+    @property
+    def texts(self) -> frozenset[str]:
+        return frozenset(t.text for t in self.tokens)
+
+    def __len__(self) -> int:
+        return len(self.tokens)
+
+
+@lru_cache(maxsize=4096)
+def _analyse(text: str, lexicon: Lexicon, keep_fillers: bool) -> Analysis:
+    # (kind, raw) items with clause stops kept, so a negation never crosses a clause.
+    items: list[tuple[str, str]] = []
+    for match in _TOKEN.finditer(_fold(text)):
+        kind = match.lastgroup or "word"
+        raw = match.group(0)
+        if kind == "word" and raw in _CLAUSE_WORDS:
+            kind = "stop"
+        items.append((kind, raw))
+    tokens: list[Token] = []
+    negation_left = 0
+    i = 0
+    while i < len(items):
+        kind, raw = items[i]
+        if kind == "stop":
+            negation_left = 0
+            i += 1
+            continue
+        if kind == "num":
+            tokens.append(Token(raw, negation_left > 0, len(tokens), _number(raw)))
+            negation_left = max(0, negation_left - 1)
+            i += 1
+            continue
+        if kind == "op":
+            text = ASSIGNMENT if raw == "=" else raw
+            tokens.append(Token(text, negation_left > 0, len(tokens)))
+            i += 1
+            continue
+        # Lexicon phrases first: some hold a negation themselves ("not hashable", "no order").
+        phrase_len, canonical = _lexicon_match(items, i, lexicon)
+        if not phrase_len:
+            negator = _negator_at(items, i)
+            if negator:
+                negation_left = NEGATION_SCOPE
+                i += negator
+                continue
+            i += 1
+            if raw in _text.STOPWORDS or (raw in FILLERS and not keep_fillers):
+                continue
+            canonical = _text.stem(raw)
+        else:
+            i += phrase_len
+        tokens.append(Token(canonical, negation_left > 0, len(tokens)))
+        negation_left = max(0, negation_left - 1)
+    return Analysis(tuple(tokens))
+
+
+def _negator_at(items: list[tuple[str, str]], i: int) -> int:
+    """How many items a negation starting at `i` spans (0: none)."""
+    word = items[i][1]
+    if items[i][0] == "word" and _text.is_negation(word):
+        return 1
+    for phrase in _NEGATORS_PHRASES:
+        span = items[i : i + len(phrase)]
+        if len(span) == len(phrase) and all(
+            k == "word" and w == p for (k, w), p in zip(span, phrase, strict=True)
+        ):
+            return len(phrase)
+    return 0
+
+
+def _lexicon_match(items: list[tuple[str, str]], i: int, lexicon: Lexicon) -> tuple[int, str]:
+    """The longest lexicon phrase starting at item `i`: (number of items, canonical token)."""
+    for length in range(min(lexicon.longest, len(items) - i), 0, -1):
+        span = items[i : i + length]
+        if any(kind != "word" for kind, _ in span):
+            continue
+        key = tuple(_text.stem(word) for _, word in span)
+        canonical = lexicon.phrases.get(key)
+        if canonical is not None:
+            return length, canonical
+    return 0, ""
+
+
+def _same_number(a: str, b: str) -> bool:
+    """Equal to the precision of the less precise spelling ("0.73" vs "0.7311" match)."""
+    x, y = float(a), float(b)
+    if x == y:
+        return True
+    decimals = min(_decimals(a), _decimals(b))
+    return round(x, decimals) == round(y, decimals) and decimals >= 1
+
+
+def _decimals(number: str) -> int:
+    mantissa = number.split("e")[0]
+    return len(mantissa.split(".")[1]) if "." in mantissa else 0
+
+
+def _token_matches(want: Token, have: Token, *, strict: bool = False) -> bool:
+    if want.number is not None or have.number is not None:
+        return (
+            want.number is not None
+            and have.number is not None
+            and _same_number(want.number, have.number)
+        )
+    if _text.near(want.text, have.text):
+        return True
+    return not strict and _stem_prefix(want.text, have.text)
+
+
+def _stem_prefix(a: str, b: str) -> bool:
+    """Stems the stemmer left apart ("alia" / "alias", "lazi" / "lazili"): one is a prefix of the
+    other, at least 4 letters long, at most 2 letters shorter."""
+    short, long_ = (a, b) if len(a) <= len(b) else (b, a)
+    return len(short) >= 4 and len(long_) - len(short) <= 2 and long_.startswith(short)
+
+
+@dataclass(frozen=True)
+class Match:
+    """How much of a phrasing an answer says, and whether it says the opposite."""
+
+    share: float  # of the phrasing's required tokens found together
+    contradicted: bool
+    needed: int
+
+
+NO_MATCH = Match(share=0.0, contradicted=False, needed=0)
+
+
+def find(
+    phrasing: Analysis,
+    answer: Analysis,
+    *,
+    ignore: frozenset[str] = frozenset(),
+    ordered: bool = False,
+) -> Match:
+    """How well `answer` says `phrasing` (see the module doc). Tokens in `ignore` (the question's)
+    are not required unless nothing else is left."""
+    required = _distinct([t for t in phrasing.tokens if t.text not in ignore]) or _distinct(
+        list(phrasing.tokens)
+    )
+    if not required or not answer.tokens:
+        return NO_MATCH
+    if ordered:
+        return _find_ordered(required, answer)
+    window = max(UNORDERED_WINDOW_MIN, UNORDERED_WINDOW_PER_TOKEN * len(required))
+    denial = all(t.negated for t in required)  # "no copy is made": saying "a copy" contradicts
+    # Per required token, where the answer says it: (position, agrees, contradicts).
+    hits: list[list[tuple[int, bool, bool]]] = []
+    for want in required:
+        found: list[tuple[int, bool, bool]] = []
+        for have in answer.tokens:
+            if _token_matches(want, have):
+                agrees = have.negated == want.negated
+                # Denying what the phrasing asserts contradicts it; asserting what the phrasing
+                # denies ("identity, not equality" vs "== compares equality") is only no match,
+                # unless denying is all the phrasing does.
+                found.append((have.position, agrees, not agrees and (denial or not want.negated)))
+            elif not want.negated and have.text in _opposites(want.text) and not have.negated:
+                found.append((have.position, False, True))
+        hits.append(found)
+    # The window that says the most of the phrasing, either way, is where the answer "talks
+    # about" it: its agreeing share is the credit; any denial there contradicts.
+    best = NO_MATCH
+    best_key = (0.0, 0.0, False)
+    starts = sorted({position for found in hits for position, _, _ in found})
+    for start in starts:
+        agreeing = mentioned = 0
+        contradicted = False
+        for found in hits:
+            inside = [(a, c) for p, a, c in found if start <= p < start + window]
+            if any(agrees for agrees, _ in inside):
+                agreeing += 1
+                mentioned += 1
+            elif any(contra for _, contra in inside):
+                contradicted = True
+                mentioned += 1
+        key = (mentioned / len(required), agreeing / len(required), not contradicted)
+        if key > best_key:
+            best_key = key
+            best = Match(share=key[1], contradicted=contradicted, needed=len(required))
+    return best
+
+
+def _distinct(tokens: list[Token]) -> list[Token]:
+    seen: set[tuple[str, bool]] = set()
+    out = []
+    for token in tokens:
+        if (token.text, token.negated) not in seen:
+            seen.add((token.text, token.negated))
+            out.append(token)
+    return out
+
+
+def _find_ordered(required: list[Token], answer: Analysis) -> Match:
+    """The tokens in order, at most ORDERED_GAP apart; contradicted when a polarity differs."""
+    tokens = answer.tokens
+    for start, first in enumerate(tokens):
+        if not _token_matches(required[0], first, strict=True):
+            continue
+        position = start
+        flipped = first.negated != required[0].negated
+        for want in required[1:]:
+            nxt = next(
+                (
+                    j
+                    for j in range(position + 1, min(len(tokens), position + 2 + ORDERED_GAP))
+                    if _token_matches(want, tokens[j], strict=True)
+                ),
+                None,
+            )
+            if nxt is None:
+                break
+            position = nxt
+            flipped = flipped or tokens[nxt].negated != want.negated
+        else:
+            return Match(share=1.0, contradicted=flipped, needed=len(required))
+    return NO_MATCH
+
+
+@cache
+def _opposite_table() -> dict[str, frozenset[str]]:
+    lexicon = default_lexicon()
+    table: dict[str, set[str]] = {}
+    for left, rights in _text.OPPOSITES.items():
+        for right in rights:
+            a = lexicon.phrases.get((left,), left)
+            b = lexicon.phrases.get((right,), right)
+            if a != b:
+                table.setdefault(a, set()).add(b)
+                table.setdefault(b, set()).add(a)
+    return {k: frozenset(v) for k, v in table.items()}
+
+
+def _opposites(token: str) -> frozenset[str]:
+    return _opposite_table().get(token, frozenset())

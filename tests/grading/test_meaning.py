@@ -1,0 +1,138 @@
+"""Saying an idea in other words: the lexicon, negation, opposites, numbers, code and cues."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tutorgraph.grading.keypoints import assess_points, stated_misconceptions
+from tutorgraph.grading.meaning import Analysis, find, load_lexicon
+from tutorgraph.grading.offline import OfflineGrader
+from tutorgraph.grading.types import GradingRequest, KnownMisconception
+
+
+def says(phrasing: str, answer: str) -> tuple[float, bool]:
+    match = find(Analysis.of(phrasing), Analysis.of(answer))
+    return match.share, match.contradicted
+
+
+@pytest.mark.parametrize(
+    ("phrasing", "answer"),
+    [
+        ("the list is modified in place", "append mutates that list in-place"),
+        ("no copy is made", "nothing is copied, b is just another name"),
+        ("b = a binds b to the same object", "assigning b to a points b to the very same object"),
+        ("sigmoid of 0 is 0.5", "sigmoid(0) = 0.50"),
+        ("accuracy is 0.731", "I get about 0.73 accuracy"),
+        ("generators are lazy", "a generator yields them one at a time"),
+    ],
+)
+def test_an_idea_in_other_words_is_found(phrasing: str, answer: str) -> None:
+    assert says(phrasing, answer) == (1.0, False)
+
+
+@pytest.mark.parametrize(
+    ("phrasing", "answer"),
+    [
+        ("strings are immutable", "strings are mutable"),
+        ("strings are immutable", "strings are not immutable"),
+        ("no copy is made", "b gets its own copy"),
+        ("darker colors absorb more heat", "darker colors absorb less heat"),
+    ],
+)
+def test_saying_the_opposite_contradicts(phrasing: str, answer: str) -> None:
+    assert says(phrasing, answer)[1] is True
+
+
+def test_asserting_what_a_point_denies_is_not_a_contradiction() -> None:
+    share, contradicted = says("is tests identity, not equality", "is compares identity")
+    assert not contradicted and share > 0
+
+
+def test_numbers_must_agree_to_the_coarser_precision() -> None:
+    assert says("the loss is 0.693", "loss 0.69")[0] == 1.0
+    assert says("the loss is 0.693", "loss 0.59")[0] < 1.0
+
+
+def test_words_scattered_over_a_long_answer_do_not_make_a_point() -> None:
+    filler = " ".join(f"word{i}" for i in range(40))
+    assert says("mutable default argument", f"mutable {filler} default {filler} argument")[0] < 1
+
+
+def test_cues_match_in_order_and_with_their_polarity() -> None:
+    known = [KnownMisconception(id="boxes", description="", cues=["b is a copy of a"])]
+    assert stated_misconceptions("Now b is a copy of a, so they differ.", known) == ["boxes"]
+    assert stated_misconceptions("b is not a copy of a: same list.", known) == []
+    assert stated_misconceptions("Use b = a.copy() for a real copy.", known) == []
+
+
+def test_accepted_phrasings_credit_a_point() -> None:
+    point = "assignment binds a name without copying"
+    question = "Why does b.append(3) change a after b = a?"
+    plain = assess_points(question, "Both names are aliases of one list.", [point])
+    helped = assess_points(
+        question, "Both names are aliases of one list.", [point], {point: ["alias one list"]}
+    )
+    assert plain[0].credit == 0.0 and helped[0].credit == 1.0
+
+
+def test_the_lexicon_refuses_an_entry_in_two_groups(tmp_path: Path) -> None:
+    path = tmp_path / "lexicon.yaml"
+    path.write_text("groups:\n- [change, modify]\n- [alter, modify]\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="two groups"):
+        load_lexicon(path)
+
+
+def test_the_shipped_lexicon_loads() -> None:
+    assert load_lexicon().phrases
+
+
+GRID = GradingRequest(
+    question="Why does `grid = [[0] * 3] * 3; grid[0][0] = 1` change every row? Fix it.",
+    reference_answer=(
+        "The outer * 3 repeats a reference to the same inner list, so all three rows are one "
+        "list object and the assignment shows in every row. Build each row anew: "
+        "grid = [[0] * 3 for _ in range(3)]."
+    ),
+    answer="",
+    rubric=[
+        "outer * 3 repeats the same reference",
+        "all three rows are one list object",
+        "list comprehension that creates a new inner list",
+    ],
+    phrasings={
+        "outer * 3 repeats the same reference": ["copies the reference not the list"],
+        "all three rows are one list object": ["rows are the same list"],
+        "list comprehension that creates a new inner list": ["for _ in range(3)"],
+    },
+    misconceptions=[
+        KnownMisconception(
+            id="star-copies", description="Thinks * 3 copies the inner list.", cues=["makes copies"]
+        )
+    ],
+)
+
+
+def test_a_short_right_answer_beats_a_long_wrong_one() -> None:
+    grader = OfflineGrader()
+    right = grader.grade(
+        GRID.model_copy(
+            update={
+                "answer": "* 3 copies the reference, not the list, so the rows are the same "
+                "list. Use [[0] * 3 for _ in range(3)]."
+            }
+        )
+    )
+    wrong = grader.grade(
+        GRID.model_copy(
+            update={
+                "answer": "The multiplication makes copies of the inner list, three separate "
+                "lists, but Python caches small integers so the zero in each row is shared and "
+                "setting it to 1 changes the shared integer object everywhere in memory. You "
+                "should use numpy zeros instead, which avoids the integer cache entirely."
+            }
+        )
+    )
+    assert right.score >= 0.8 and right.covered_key_points == GRID.rubric
+    assert wrong.score < 0.4 and wrong.misconceptions == ["star-copies"]
