@@ -116,3 +116,30 @@ def test_the_cli_writes_its_section(tmp_path: Path) -> None:
     assert "sciEntsBank test_ua: accuracy 1.000" in result.output
     text = out.read_text(encoding="utf-8")
     assert "<!-- bench:grading-semeval -->" in text and f"--data {data}" in text
+
+
+def test_test_split_labels_never_reach_the_calibration(tmp_path: Path) -> None:
+    """Fitting reads the train split only: flipping every test label changes nothing fitted."""
+    from dataclasses import replace
+
+    from tutorgraph.bench._grading_data import load_items
+    from tutorgraph.bench.grading import fit_from_items
+
+    items = load_items("semeval", write_semeval(tmp_path / "semeval.csv"))
+    flipped = [
+        replace(
+            i,
+            target=1.0 - i.target,
+            label="incorrect" if i.label == "correct" else "correct",
+        )
+        if i.split != "train"
+        else i
+        for i in items
+    ]
+    assert any(i.split != "train" for i in items)
+    assert fit_from_items("semeval", items) == fit_from_items("semeval", flipped)
+    # ...while the train labels do matter (the test above would pass on a constant fit).
+    train_flipped = [
+        replace(i, target=1.0 - i.target) if i.split == "train" else i for i in items
+    ]
+    assert fit_from_items("semeval", items) != fit_from_items("semeval", train_flipped)

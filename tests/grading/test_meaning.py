@@ -136,3 +136,12 @@ def test_a_short_right_answer_beats_a_long_wrong_one() -> None:
     )
     assert right.score >= 0.8 and right.covered_key_points == GRID.rubric
     assert wrong.score < 0.4 and wrong.misconceptions == ["star-copies"]
+
+
+def test_the_shipped_knowledge_base_has_no_grading_content_errors() -> None:
+    from tutorgraph.grading.kb_lint import lint_domain
+    from tutorgraph.knowledge import shipped_domains
+
+    for kb in shipped_domains().values():
+        errors = [f for f in lint_domain(kb.domain) if f.level == "error"]
+        assert errors == []

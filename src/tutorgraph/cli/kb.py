@@ -6,10 +6,13 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
-from tutorgraph.cli._console import console
+from tutorgraph.cli._console import console, fail
+from tutorgraph.grading.kb_lint import lint_domain
 from tutorgraph.knowledge import TARGET_LEVELS, get_domain, load_domain_file, shipped_domains
+from tutorgraph.wording import counted
 
 kb_app = typer.Typer(help="Knowledge-base domains: list, show, validate.", no_args_is_help=True)
 
@@ -48,9 +51,27 @@ def show(domain: Annotated[str, typer.Argument(help="Domain name, e.g. python.")
 def validate(
     path: Annotated[Path, typer.Argument(help="A domain YAML file to check.")],
 ) -> None:
-    """Check a domain file: schema, ids, prerequisites and cycles. Exits 2 on the first error."""
+    """Check a domain file: schema, ids, prerequisites and cycles (exits 2 on the first), then
+    its grading content against the offline grader: phrasings, cues (exits 2 on an error)."""
     kb = load_domain_file(path)
     questions = sum(len(t.questions) for t in kb.domain.topics)
+    findings = lint_domain(kb.domain)
+    for finding in findings:
+        style = "red" if finding.level == "error" else "yellow"
+        console.print(
+            f"[{style}]{finding.level}[/] {finding.where}: {escape(finding.message)}",
+            highlight=False,
+        )
+    errors = sum(f.level == "error" for f in findings)
+    if errors:
+        fail(f"{path}: {counted(errors, 'grading content error')}", 2)
+    phrasings = sum(
+        len(alternatives)
+        for topic in kb.domain.topics
+        for question in topic.questions
+        for alternatives in question.phrasings.values()
+    )
     console.print(
-        f"[green]ok[/] {path}: domain {kb.name}, {len(kb.topics)} topics, {questions} questions"
+        f"[green]ok[/] {path}: domain {kb.name}, {len(kb.topics)} topics, {questions} questions, "
+        f"{phrasings} accepted phrasings"
     )

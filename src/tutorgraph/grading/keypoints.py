@@ -9,8 +9,9 @@ knowledge base's `phrasings`) - see `meaning.find` for what "says" means:
 - the point is *contradicted* when the answer talks about it but denies it ("strings are mutable"
   for "strings are immutable") and no phrasing is fully and cleanly met.
 
-A misconception is stated when one of its cues appears in order, adjacent, with the cue's own
-polarity ("b is a copy of a", not "b is not a copy of a").
+A misconception is stated when one of its cues appears word for word (articles aside, at most one
+extra word between two of its words, the lexicon's synonyms allowed) with the cue's own polarity
+("b is a copy of a", not "b is not a copy of a").
 """
 
 from __future__ import annotations
@@ -69,11 +70,11 @@ def assess_points(
 
 def stated_misconceptions(answer: str, known: Sequence[KnownMisconception]) -> list[str]:
     """Ids of the known misconceptions one of whose cues the answer states (see the module doc)."""
-    said = Analysis.of(answer, keep_fillers=True)
+    said = Analysis.of(answer, verbatim=True)
     found = []
     for misconception in known:
         for cue in misconception.cues:
-            match = find(Analysis.of(cue, keep_fillers=True), said, ordered=True)
+            match = find(Analysis.of(cue, verbatim=True), said, ordered=True)
             if match.share >= 1.0 and not match.contradicted:
                 found.append(misconception.id)
                 break

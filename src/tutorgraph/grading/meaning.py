@@ -11,7 +11,8 @@ A *phrasing* (a key point, one of its accepted phrasings, or a misconception cue
 answer when its content tokens occur close together (`find`):
 - a key-point phrasing's tokens may come in any order within a window of the answer (so a long
   answer does not collect a point from words scattered over many sentences);
-- a cue's tokens must come in order, nearly adjacent (cues are specific wording).
+- a cue's words must come in order, at most one extra word apart, compared verbatim (all words
+  but articles, unstemmed; cues are specific wording).
 A token counts when it is equal, one typo away (5+ letters), a stem the stemmer left apart
 ("alia" / "alias"; not for cues: "cold" is not "colder"), or the same number to the precision
 the less precise side gives. The match is *contradicted* when a token the phrasing asserts is
@@ -58,11 +59,12 @@ FILLERS = _text.wordset(
     mean means meant say says said
     """
 )
+ARTICLES = frozenset({"a", "an", "the"})
 NEGATION_SCOPE = 4
 ASSIGNMENT = "bind"  # `b = a` says what "b is bound to a" says (the lexicon's group for bind)
 UNORDERED_WINDOW_MIN = 10
 UNORDERED_WINDOW_PER_TOKEN = 3
-ORDERED_GAP = 0  # a cue's tokens must be adjacent content tokens
+ORDERED_GAP = 1  # a cue's words in order, at most one extra word between two of them
 
 
 def _fold(text: str) -> str:
@@ -139,11 +141,10 @@ class Analysis:
     tokens: tuple[Token, ...]
 
     @classmethod
-    def of(
-        cls, text: str, lexicon: Lexicon | None = None, *, keep_fillers: bool = False
-    ) -> Analysis:
-        """`keep_fillers` keeps light verbs ("makes copies"): cues are read that way."""
-        return _analyse(text, lexicon or default_lexicon(), keep_fillers)
+    def of(cls, text: str, lexicon: Lexicon | None = None, *, verbatim: bool = False) -> Analysis:
+        """`verbatim` keeps every word but articles, unstemmed ("sorted" is not "sort"), with
+        the lexicon's phrases still canonical: how misconception cues and answers are compared."""
+        return _analyse(text, lexicon or default_lexicon(), verbatim)
 
     @property
     def texts(self) -> frozenset[str]:
@@ -154,7 +155,7 @@ class Analysis:
 
 
 @lru_cache(maxsize=4096)
-def _analyse(text: str, lexicon: Lexicon, keep_fillers: bool) -> Analysis:
+def _analyse(text: str, lexicon: Lexicon, verbatim: bool) -> Analysis:
     # (kind, raw) items with clause stops kept, so a negation never crosses a clause.
     items: list[tuple[str, str]] = []
     for match in _TOKEN.finditer(_fold(text)):
@@ -191,9 +192,14 @@ def _analyse(text: str, lexicon: Lexicon, keep_fillers: bool) -> Analysis:
                 i += negator
                 continue
             i += 1
-            if raw in _text.STOPWORDS or (raw in FILLERS and not keep_fillers):
+            if verbatim:
+                if raw in ARTICLES:
+                    continue
+                canonical = raw
+            elif raw in _text.STOPWORDS or raw in FILLERS:
                 continue
-            canonical = _text.stem(raw)
+            else:
+                canonical = _text.stem(raw)
         else:
             i += phrase_len
         tokens.append(Token(canonical, negation_left > 0, len(tokens)))
