@@ -50,17 +50,26 @@ def show(domain: Annotated[str, typer.Argument(help="Domain name, e.g. python.")
 @kb_app.command("validate")
 def validate(
     path: Annotated[Path, typer.Argument(help="A domain YAML file to check.")],
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List every warning.")] = False,
 ) -> None:
     """Check a domain file: schema, ids, prerequisites and cycles (exits 2 on the first), then
     its grading content against the offline grader: phrasings, cues (exits 2 on an error)."""
     kb = load_domain_file(path)
     questions = sum(len(t.questions) for t in kb.domain.topics)
     findings = lint_domain(kb.domain)
+    warnings = [f for f in findings if f.level == "warning"]
     for finding in findings:
+        if finding.level == "warning" and not verbose:
+            continue
         style = "red" if finding.level == "error" else "yellow"
         console.print(
             f"[{style}]{finding.level}[/] {finding.where}: {escape(finding.message)}",
             highlight=False,
+        )
+    if warnings and not verbose:
+        console.print(
+            f"[yellow]{counted(len(warnings), 'warning')}[/] about grading content "
+            "(--verbose lists them)"
         )
     errors = sum(f.level == "error" for f in findings)
     if errors:

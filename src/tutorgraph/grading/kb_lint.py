@@ -1,7 +1,7 @@
 """Checks of a domain's grading content against the offline grader (`tutorgraph kb validate`).
 
-- every phrasing of a rubric point says something beyond the question (else it matches anything
-  that repeats the question);
+- a phrasing of a rubric point that only repeats words of the question is weak evidence (an
+  answer that echoes the question earns it): a warning;
 - every misconception cue has at least two words (one word flags too much) and does not
   fire on any reference answer of its topic (a cue a correct answer states is a wrong cue);
 - each question's reference answer earns full credit on at least half of its own rubric points
@@ -54,7 +54,7 @@ def lint_domain(domain: Domain) -> list[Finding]:
                     if not Analysis.of(phrasing).texts - asked:
                         findings.append(
                             Finding(
-                                "error",
+                                "warning",
                                 where,
                                 f"phrasing {phrasing!r} of {point!r} only repeats the question",
                             )
