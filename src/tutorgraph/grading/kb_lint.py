@@ -2,8 +2,8 @@
 
 - a phrasing of a rubric point that only repeats words of the question is weak evidence (an
   answer that echoes the question earns it): a warning;
-- every misconception cue has at least two words (one word flags too much) and does not
-  fire on any reference answer of its topic (a cue a correct answer states is a wrong cue);
+- a misconception cue of one word flags too much (a warning); no cue may fire on a reference
+  answer of its topic (a cue a correct answer states is a wrong cue: an error);
 - each question's reference answer earns full credit on at least half of its own rubric points
   (a warning: the points or their phrasings do not say what the reference says).
 """
@@ -41,7 +41,7 @@ def lint_domain(domain: Domain) -> list[Finding]:
                 if len(_text.words(cue)) < MIN_CUE_TOKENS:
                     findings.append(
                         Finding(
-                            "error",
+                            "warning",
                             f"{topic.id}/{misconception.id}",
                             f"cue {cue!r} has fewer than {MIN_CUE_TOKENS} words",
                         )
