@@ -112,13 +112,13 @@ async def test_the_evaluator_grades_first_then_asks_for_level_and_evidence() -> 
     assert evaluation.agent == agents.EVALUATION_AGENT
     assert evaluation.inputs.verdict.score == pytest.approx(0.6)
     prompt = evaluation.messages[1].content or ""
-    assert "score 0.60" in prompt and "demonstrated share 0.36" in prompt
+    assert "score 0.60" in prompt and "demonstrated share 0.60" in prompt
 
 
 @pytest.mark.parametrize(
     ("correctness", "completeness", "confidence", "level"),
-    [(1.0, 0.95, 0.95, "analyze"), (1.0, 0.7, 0.7, "analyze"), (0.92, 0.75, 0.69, "apply"),
-     (0.8, 0.5, 0.4, "apply"), (0.78, 0.5, 0.39, "remember"), (0.4, 1.0, 0.4, "apply")],
+    [(1.0, 0.95, 0.95, "analyze"), (1.0, 0.7, 0.7, "analyze"), (0.92, 0.69, 0.69, "apply"),
+     (0.8, 0.4, 0.4, "apply"), (0.39, 0.5, 0.39, "remember"), (0.4, 1.0, 0.4, "apply")],
 )  # fmt: skip
 async def test_the_offline_evaluator_rule(
     correctness: float, completeness: float, confidence: float, level: str
@@ -134,20 +134,19 @@ async def test_the_offline_evaluator_rule(
 
 
 async def test_a_correct_but_partial_answer_is_partial_understanding() -> None:
-    """The grading score credits what is said; the assessment wants what is known: the first two
-    sentences of a reference answer with four key points, all of it right, score 0.8 but show
-    half of what was asked."""
+    """The assessment wants what is known, not only what is right: the first two sentences of a
+    reference answer with four key points show half of what was asked."""
     topic = get_domain("python").topic("decorators-closures")
     bank_question = next(q for q in topic.questions if q.id == "decorators-closures-evaluate-1")
     question = as_question_output(bank_question)
     evaluator = Evaluator(offline_engine())
     half = ". ".join(bank_question.reference_answer.split(". ")[:2]) + "."
     partial, _ = await evaluator.verdict(agents.grading_request(topic, question, half))
-    assert partial.rubric.completeness == 0.5 and partial.score > 0.8
+    assert partial.rubric.completeness == 0.5 and partial.score < 0.8
     output = await offline_engine().structured(
         EvaluationOutput, [], agent=agents.EVALUATION_AGENT, inputs=_evaluation_request(partial)
     )
-    assert 0.4 <= output.confidence < 0.5
+    assert 0.4 <= output.confidence <= 0.5
     assert output.bloom_level == "apply"  # one below the analyze level _evaluation_request asks
     full, _ = await evaluator.verdict(
         agents.grading_request(topic, question, bank_question.reference_answer)

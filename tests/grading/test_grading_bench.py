@@ -139,7 +139,5 @@ def test_test_split_labels_never_reach_the_calibration(tmp_path: Path) -> None:
     assert any(i.split != "train" for i in items)
     assert fit_from_items("semeval", items) == fit_from_items("semeval", flipped)
     # ...while the train labels do matter (the test above would pass on a constant fit).
-    train_flipped = [
-        replace(i, target=1.0 - i.target) if i.split == "train" else i for i in items
-    ]
+    train_flipped = [replace(i, target=1.0 - i.target) if i.split == "train" else i for i in items]
     assert fit_from_items("semeval", items) != fit_from_items("semeval", train_flipped)

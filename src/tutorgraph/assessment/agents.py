@@ -5,9 +5,10 @@ when a model call fails).
 
 Evaluator rule (offline, and what the LLM evaluator is asked to start from): confidence is the
 share of the expected understanding the answer demonstrated, `demonstrated_understanding`: the
-grading engine's correctness times its completeness (the share of the question's key points the
-answer covers). The grading score is not used as is: it also credits clarity and gives a correct
-but partial answer about 0.75, which would tell the router a half-known topic is mastered. The
+lower of the grading engine's correctness and its completeness (the share of the question's key
+points the answer covers): an answer shows no more than it covered, and no more than was right.
+The grading score is not used as is: it also credits clarity, and a judge may call a correct but
+partial answer 0.8, which would tell the router a half-known topic is mastered. The
 demonstrated Bloom level is the question's level when the confidence is >= 0.7, one level lower
 when it is in [0.4, 0.7), and `remember` below 0.4; the evidence is the score, the key points
 covered and missed, and any misconception shown."""
@@ -132,8 +133,8 @@ async def evaluate_response(
 
 
 def demonstrated_understanding(verdict: Verdict) -> float:
-    """Correctness x completeness: what the answer got right, scaled by how much it covered."""
-    return round(verdict.rubric.correctness * verdict.rubric.completeness, 4)
+    """min(correctness, completeness): no more than was right, no more than was covered."""
+    return round(min(verdict.rubric.correctness, verdict.rubric.completeness), 4)
 
 
 def offline_evaluation(request: EvaluationRequest) -> EvaluationOutput:

@@ -6,6 +6,8 @@ knowledge base's `phrasings`) - see `meaning.find` for what "says" means:
   together and none is denied;
 - partial credit (the share found) for a longer phrasing (PARTIAL_MIN_TOKENS+ tokens) of which at
   least PARTIAL_SHARE is there;
+- the reference sentence that says most of the point counts as one more phrasing (so restating
+  the reference earns the point even where the point's own words differ);
 - the point is *contradicted* when the answer talks about it but denies it ("strings are mutable"
   for "strings are immutable") and no phrasing is fully and cleanly met.
 
@@ -16,6 +18,7 @@ extra word between two of its words, the lexicon's synonyms allowed) with the cu
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -43,16 +46,20 @@ def assess_points(
     answer: str,
     points: Sequence[str],
     phrasings: Mapping[str, Sequence[str]] | None = None,
+    *,
+    reference: str = "",
 ) -> list[PointResult]:
     """Credit and contradiction for each rubric point (see the module doc)."""
     phrasings = phrasings or {}
     said = Analysis.of(answer)
     ignore = Analysis.of(question).texts
+    support = supporting_sentences(reference, points)
     results = []
     for point in points:
         credit = 0.0
         denied = False
-        for phrasing in (point, *phrasings.get(point, ())):
+        extra = (support[point],) if point in support else ()
+        for phrasing in (point, *phrasings.get(point, ()), *extra):
             match = find(Analysis.of(phrasing), said, ignore=ignore)
             if match.needed == 0:
                 continue
@@ -66,6 +73,26 @@ def assess_points(
                 credit = max(credit, match.share)
         results.append(PointResult(point, credit, denied and credit < 1.0))
     return results
+
+
+_SENTENCE = re.compile(r"(?<=[.;!?])\s+")
+SUPPORT_SHARE = 0.5
+
+
+def supporting_sentences(reference: str, points: Sequence[str]) -> dict[str, str]:
+    """For each point, the reference sentence that says most of it (at least SUPPORT_SHARE of
+    its words): an answer that restates that sentence makes the point too."""
+    sentences = [s for s in _SENTENCE.split(reference.strip()) if s.strip()]
+    if not sentences:
+        return {}
+    analysed = [Analysis.of(s) for s in sentences]
+    found: dict[str, str] = {}
+    for point in points:
+        wanted = Analysis.of(point)
+        best = max(range(len(sentences)), key=lambda i: find(wanted, analysed[i]).share)
+        if find(wanted, analysed[best]).share >= SUPPORT_SHARE:
+            found[point] = sentences[best]
+    return found
 
 
 def stated_misconceptions(answer: str, known: Sequence[KnownMisconception]) -> list[str]:

@@ -130,7 +130,13 @@ class OfflineGrader:
         reference: TextView,
     ) -> Verdict:
         """Rubric questions: the key points said (in any words) decide; see the module doc."""
-        results = assess_points(request.question, request.answer, request.rubric, request.phrasings)
+        results = assess_points(
+            request.question,
+            request.answer,
+            request.rubric,
+            request.phrasings,
+            reference=request.reference_answer,
+        )
         misconceptions = stated_misconceptions(request.answer, request.misconceptions)
         coverage = sum(r.credit for r in results) / len(results)
         denied = sum(r.contradicted for r in results) / len(results)
