@@ -24,6 +24,11 @@ def test_a_short_assessment_from_start_to_report(page: Page, live_server: LiveSe
         "Overfitting, bias-variance and regularization",
         "Decision trees and ensembles",
     ]
+    # A blank answer is refused on the page itself; nothing is counted.
+    page.get_by_label("Your answer").fill("   ")
+    page.get_by_role("button", name="Submit answer").click()
+    expect(page.get_by_test_id("answer-error")).to_contain_text("write an answer first")
+    expect(page.get_by_test_id("questions-used")).to_have_text("1")
     for number, topic in enumerate(expected_topics, start=1):
         expect(page.get_by_role("heading", level=2)).to_have_text(topic)
         expect(page.get_by_test_id("questions-used")).to_have_text(str(number))
@@ -47,6 +52,21 @@ def test_a_short_assessment_from_start_to_report(page: Page, live_server: LiveSe
     phases = page.get_by_test_id("plan").locator("> li")
     expect(phases).to_have_count(3)
     expect(phases.first).to_contain_text("h")
+    expect(page.get_by_test_id("ended-because")).to_contain_text("every topic")
+    review = page.get_by_test_id("review").locator("> li")
+    expect(review).to_have_count(5)
+    review.first.locator("summary").click()
+    expect(review.first).to_contain_text("I don't know.")
+    practise = page.get_by_role("button", name="practise Supervised learning fundamentals")
+    expect(practise).to_be_visible()
+
+    # On a 390 px phone the report fits the screen's width: nothing scrolls sideways.
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.reload()
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390, f"the report is {width} px wide on a 390 px screen"
+    expect(gaps.locator("tbody tr").first).to_be_visible()
+    page.set_viewport_size({"width": 1280, "height": 800})
 
     page.get_by_role("link", name="Back to Assess").click()
     expect(page.get_by_test_id("my-assessments")).to_contain_text("complete")

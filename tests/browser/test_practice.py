@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import Page, expect
 
@@ -22,14 +24,41 @@ def test_one_full_practice_round(page: Page, live_server: LiveServer) -> None:
     page.get_by_role("button", name="Start practising").click()
     topic = get_domain("python").topic("iterators-generators")
     answers = {_opening(q.text): q.reference_answer for q in topic.questions}
-    for number in range(1, 6):
-        expect(page.get_by_role("heading", name=f"Question {number}")).to_be_visible()
+
+    # A blank answer is refused with the reason; the question is still there.
+    page.get_by_label("Your answer").fill("  ?  ")
+    page.get_by_role("button", name="Submit answer").click()
+    expect(page.get_by_test_id("answer-error")).to_contain_text("write an answer first")
+    expect(page.get_by_test_id("round-progress")).to_have_text("0 of 5 answered")
+
+    retried = False
+    answered = 0
+    while page.get_by_label("Your answer").count():
         text = _opening(page.get_by_test_id("question-text").inner_text())
-        page.get_by_label("Your answer").fill(answers[text] if number % 2 else "no idea")
+        weak = answered in (1, 3)  # the first weak answer is explained and retried
+        page.get_by_label("Your answer").fill("no idea" if weak else answers[text])
         page.get_by_role("button", name="Submit answer").click()
-        expect(page.get_by_test_id("round-progress")).to_have_text(f"{number} of 5 answered")
-        expect(page.get_by_test_id("decision")).to_be_visible()
-        expect(page.get_by_test_id("mastery")).to_contain_text("Mastery of iterators-generators")
+        answered += 1
+        result = page.get_by_test_id("last-result")
+        expect(result.get_by_test_id("your-answer")).to_have_text(
+            "no idea" if weak else answers[text]
+        )
+        expect(result.get_by_test_id("model-answer")).not_to_be_empty()
+        expect(page.get_by_test_id("mastery")).to_contain_text(
+            "Mastery of Iterators, generators and itertools"
+        )
+        if weak:
+            expect(page.get_by_test_id("decision")).to_have_text("Try it again")
+            expect(page.get_by_test_id("feedback")).not_to_contain_text("RETRY")
+        else:
+            expect(page.get_by_test_id("decision")).to_have_text(re.compile("Mastered|Good"))
+        if weak and not retried:
+            page.get_by_role("link", name="Explain it another way").click()
+            expect(page.get_by_test_id("explanation")).to_contain_text("Another way to see it")
+            page.get_by_role("button", name="Now try the question again").click()
+            expect(page.get_by_role("heading", name="attempt 2")).to_be_visible()
+            retried = True
+    expect(page.get_by_test_id("round-progress")).to_have_text(f"{answered} of 6 answered")
     expect(page.get_by_role("status")).to_contain_text("Round complete")
     page.reload()
-    expect(page.get_by_role("listitem").filter(has_text="(RETRY)")).to_have_count(2)
+    expect(page.get_by_role("listitem").filter(has_text="(Try it again)")).to_have_count(2)
