@@ -34,7 +34,7 @@ from tutorgraph.assessment.graph import AssessmentGraph, compile_graph
 from tutorgraph.assessment.router import HIGH_CONFIDENCE
 from tutorgraph.assessment.service import pending_interrupt
 from tutorgraph.assessment.state import AssessmentInput
-from tutorgraph.bench.learners import LEARNER_STYLES, LearnerStyle, SimulatedLearner
+from tutorgraph.bench.learners import LEARNER_STYLES, LearnerStyle, Pool, SimulatedLearner
 from tutorgraph.bench.metrics import percentile
 from tutorgraph.engines import offline_engine
 from tutorgraph.grading.evaluator import Evaluator
@@ -113,6 +113,7 @@ class ConfigResult:
     fp: int = 0
     fn: int = 0
     tn: int = 0
+    fallbacks: int = 0
 
 
 @dataclass(frozen=True)
@@ -171,7 +172,11 @@ def question_shares(configs: list[ConfigResult]) -> float:
 
 
 async def run_assessment_benchmark(
-    *, learners: int, seed: int, styles: Sequence[LearnerStyle] = LEARNER_STYLES
+    *,
+    learners: int,
+    seed: int,
+    styles: Sequence[LearnerStyle] = LEARNER_STYLES,
+    pool: Pool | None = None,
 ) -> AssessmentBenchmark:
     rng = random.Random(seed)
     model = TimedModel(offline_engine())
@@ -190,12 +195,12 @@ async def run_assessment_benchmark(
                     result = ConfigResult(style, domain, level)
                     for index in range(learners):
                         kb = get_domain(domain)
-                        learner = SimulatedLearner.generate(kb, level, rng, style=style)
-                        config: RunnableConfig = {
-                            "configurable": {"thread_id": f"{style}-{domain}-{level}-{index}"}
-                        }
+                        learner = SimulatedLearner.generate(kb, level, rng, style=style, pool=pool)
+                        thread = f"{seed}-{style}-{domain}-{level}-{index}"
+                        config: RunnableConfig = {"configurable": {"thread_id": thread}}
                         await _assess(graph, context, model, learner, config, step_ms, agent_ms)
                         _score(result, learner, (await graph.aget_state(config)).values)
+                        result.fallbacks += learner.fallbacks
                     results.append(result)
     return AssessmentBenchmark(results, step_ms, agent_ms)
 
@@ -348,5 +353,100 @@ def markdown(result: AssessmentBenchmark, command: str) -> str:
         f"of which inside the agents (offline grading, question choice, enrichment, plan): median "
         f"{statistics.median(agents):.1f} ms. Target median <= 25 ms: "
         f"{'met' if median <= 25 else 'missed'}.",
+    ]
+    return "\n".join(lines)
+
+
+def load_pool(directory: Path) -> Pool:
+    """The independent answer pool by question and category (`bench/learner_answers.py`)."""
+    from tutorgraph.bench.learner_answers import load_answers
+
+    pool: Pool = {}
+    for answer in load_answers(directory):
+        pool.setdefault(answer.question_id, {}).setdefault(answer.category, []).append(
+            answer.answer
+        )
+    return pool
+
+
+@dataclass(frozen=True)
+class SeedRun:
+    seed: int
+    result: AssessmentBenchmark
+
+    @property
+    def total(self) -> ConfigResult:
+        return self.result.totals("pool")
+
+    @property
+    def f1(self) -> float:
+        return f1(self.total)
+
+    @property
+    def share(self) -> float:
+        return question_shares(self.result.styled("pool"))
+
+    @property
+    def mae(self) -> float:
+        return statistics.fmean(self.total.errors)
+
+    @property
+    def fallback_share(self) -> float:
+        configs = self.result.styled("pool")
+        answers = sum(sum(c.questions) for c in configs)
+        return sum(c.fallbacks for c in configs) / answers if answers else 0.0
+
+
+async def run_pool_benchmark(*, learners: int, seeds: Sequence[int], pool: Pool) -> list[SeedRun]:
+    """The pool learners over several seeds (a new population per seed)."""
+    runs = []
+    for seed in seeds:
+        result = await run_assessment_benchmark(
+            learners=learners, seed=seed, styles=("pool",), pool=pool
+        )
+        runs.append(SeedRun(seed, result))
+    return runs
+
+
+def _mean_sd(values: Sequence[float], digits: int = 3) -> str:
+    sd = statistics.stdev(values) if len(values) > 1 else 0.0
+    return f"{statistics.fmean(values):.{digits}f} ± {sd:.{digits}f}"
+
+
+def pool_markdown(runs: Sequence[SeedRun], command: str, *, answers: int) -> str:
+    f1s, shares = [r.f1 for r in runs], [r.share for r in runs]
+    mean_f1, mean_share = statistics.fmean(f1s), statistics.fmean(shares)
+    steps = [ms for r in runs for ms in r.result.step_ms]
+    median = statistics.median(steps)
+    lines = [
+        "## Assessment on independently written answers (simulated learners)",
+        "",
+        f"Command: `{command}`",
+        "",
+        "Simulated learners with a known true mastery per topic (`bench/learners.py`, style "
+        "`pool`) take full assessments with the offline engine. Every answer they give comes "
+        f"from the {answers} answers of `benchmarks/learner_answers/`, written by people who "
+        "never saw the references or the grader: a correct one on a mastered topic, a partial "
+        "one on a topic just below its target, a wrong one otherwise, one category off 10% of "
+        "the time. Gap detection: a reported gap against a true mastery below the level's "
+        "target, over every agenda topic. One population per seed.",
+        "",
+        "| seed | learners | gap precision | gap recall | gap F1 | questions (share of max) | "
+        "confidence MAE | answers from another question of the topic |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in runs:
+        t = r.total
+        lines.append(
+            f"| {r.seed} | {t.learners} | {precision(t):.3f} | {recall(t):.3f} | {r.f1:.3f} | "
+            f"{r.share:.0%} | {r.mae:.3f} | {r.fallback_share:.0%} |"
+        )
+    lines += [
+        "",
+        f"Over {len(runs)} seeds: gap F1 **{_mean_sd(f1s)}** (target >= 0.85: "
+        f"{'met' if mean_f1 >= 0.85 else 'NOT met'}); questions **{_mean_sd(shares, 2)}** of "
+        f"the maximum (target <= 60%: {'met' if mean_share <= 0.6 else 'NOT met'}); "
+        f"orchestration cost per answered question median **{median:.1f} ms** over "
+        f"{len(steps)} answers (target <= 25 ms: {'met' if median <= 25 else 'NOT met'}).",
     ]
     return "\n".join(lines)

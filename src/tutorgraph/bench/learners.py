@@ -14,6 +14,16 @@ answering:
 - `noisy`: every question is known with probability equal to the topic's mastery; a known
   question gets the reference answer, an unknown one a misconception (half the time, when the
   topic has any) or a fragment: the first half of one random sentence of the reference.
+- `pool` (the honest one): answers come from an answer pool written independently of the
+  knowledge base (`benchmarks/learner_answers/`: correct, partial and wrong answers in several
+  voices, by writers who never saw the references or the grader). On a mastered topic a correct
+  answer; on a gap topic a partial one when the mastery is within NEAR_TARGET of the target, a
+  wrong one otherwise; with probability SLIP the category is one off. A question the pool has
+  no answer for (a key-point question the assessment built) gets a same-category answer to
+  another question of the topic, and is counted as a fallback.
+
+`consistent` and `noisy` answer with the knowledge base's own words, so they measure the
+simulator as much as the assessment; they are kept as an upper bound.
 
 The learner only ever sees the question id; nothing here looks at how the assessment decides."""
 
@@ -26,8 +36,10 @@ from typing import Literal
 
 from tutorgraph.knowledge import KnowledgeBase, TargetLevel
 
-LearnerStyle = Literal["consistent", "noisy"]
-LEARNER_STYLES: tuple[LearnerStyle, ...] = ("consistent", "noisy")
+LearnerStyle = Literal["pool", "consistent", "noisy"]
+LEARNER_STYLES: tuple[LearnerStyle, ...] = ("pool", "consistent", "noisy")
+SLIP = 0.1  # a pool learner's answer falls one category off (a lucky guess, a slip)
+NEAR_TARGET = 0.2  # a gap topic this close to its target is answered partially
 
 ABILITY_RANGE = (0.1, 0.95)
 TOPIC_SD = 0.15
@@ -41,6 +53,9 @@ def _clip(value: float) -> float:
     return min(1.0, max(0.0, value))
 
 
+Pool = dict[str, dict[str, list[str]]]  # question id -> category -> answers
+
+
 @dataclass
 class SimulatedLearner:
     kb: KnowledgeBase
@@ -48,6 +63,8 @@ class SimulatedLearner:
     mastery: dict[str, float]
     rng: random.Random
     style: LearnerStyle = "consistent"
+    pool: Pool | None = None
+    fallbacks: int = 0
 
     @classmethod
     def generate(
@@ -57,19 +74,24 @@ class SimulatedLearner:
         rng: random.Random,
         *,
         style: LearnerStyle = "consistent",
+        pool: Pool | None = None,
     ) -> SimulatedLearner:
+        if style == "pool" and not pool:
+            raise ValueError("the pool style needs an answer pool")
         ability = rng.uniform(*ABILITY_RANGE)
         mastery = {
             topic: round(_clip(rng.gauss(ability, TOPIC_SD)), 3)
             for topic in kb.agenda(target_level)
         }
-        return cls(kb, target_level, mastery, rng, style)
+        return cls(kb, target_level, mastery, rng, style, pool)
 
     def true_gaps(self) -> set[str]:
         target = self.kb.target_graph(self.target_level)
         return {topic for topic, value in self.mastery.items() if value < target[topic]}
 
     def answer(self, question_id: str, topic_id: str) -> str:
+        if self.style == "pool":
+            return self._from_pool(question_id, topic_id)
         reference, misconceptions = self._reference(question_id, topic_id)
         mastery = self.mastery.get(topic_id, 0.0)
         if self.style == "noisy":
@@ -90,6 +112,26 @@ class SimulatedLearner:
         if share < MISCONCEPTION_BELOW:
             text += self._misconception(topic_id, misconceptions, chance=0.5)
         return text
+
+    def _from_pool(self, question_id: str, topic_id: str) -> str:
+        assert self.pool is not None
+        mastery = self.mastery.get(topic_id, 0.0)
+        target = self.kb.target_graph(self.target_level)[topic_id]
+        near = mastery >= target - NEAR_TARGET
+        category = 0 if mastery >= target else (1 if near else 2)
+        if self.rng.random() < SLIP:
+            category = 1 if category != 1 else self.rng.choice((0, 2))
+        name = ("correct", "partial", "wrong")[category]
+        answers = self.pool.get(question_id, {}).get(name)
+        if not answers:
+            self.fallbacks += 1
+            same_topic = [
+                text
+                for q in self.kb.topic(topic_id).questions
+                for text in self.pool.get(q.id, {}).get(name, [])
+            ]
+            answers = same_topic or ["I don't know."]
+        return self.rng.choice(answers)
 
     def _sentences(self, text: str) -> list[str]:
         return [s for s in _SENTENCE.split(text) if s.strip()] or [text]

@@ -214,30 +214,53 @@ def tutor(
 
 @bench_app.command("assessment")
 def assessment(
-    learners: Annotated[int, typer.Option(help="Simulated learners per domain/level.")] = 40,
-    seed: Annotated[int, typer.Option(help="Random seed of the learner population.")] = 7,
+    learners: Annotated[int, typer.Option(help="Simulated learners per domain/level.")] = 20,
+    seed: Annotated[int, typer.Option(help="First random seed of the learner populations.")] = 7,
+    seeds: Annotated[int, typer.Option(help="Populations (seeds) of pool learners.")] = 5,
+    pool: Annotated[
+        Path, typer.Option(help="Independently written learner answers (*.yaml).")
+    ] = Path("benchmarks/learner_answers"),
     paraphrases: Annotated[
         Path, typer.Option(help="Correct answers in other words (skipped when missing).")
     ] = Path("benchmarks/paraphrased_answers.yaml"),
     out: OutOption = Path("BENCHMARKS.md"),
 ) -> None:
-    """Adaptive assessment with simulated learners: confidence error, gap detection, questions
-    used, and orchestration cost per answered question (offline engine, SQLite checkpointer);
-    then the confidence given to correct answers written in other words."""
+    """Adaptive assessment with simulated learners answering from an independently written
+    answer pool, over several seeds: gap detection, questions used, orchestration cost; then
+    the reference-worded learners (an upper bound) and correct answers in other words."""
     import asyncio
     import dataclasses
 
     from tutorgraph.bench.assessment import (
-        LEARNER_STYLES,
+        load_pool,
         markdown,
         paraphrase_credit,
+        pool_markdown,
         run_assessment_benchmark,
+        run_pool_benchmark,
     )
     from tutorgraph.bench.assessment import verdicts as assessment_verdicts
 
-    with console.status("running simulated assessments"):
-        result = asyncio.run(run_assessment_benchmark(learners=learners, seed=seed))
-    for style in LEARNER_STYLES:
+    if any(pool.glob("*.yaml")):
+        answers = load_pool(pool)
+        count = sum(len(texts) for by in answers.values() for texts in by.values())
+        with console.status(f"pool learners, {seeds} populations"):
+            runs = asyncio.run(
+                run_pool_benchmark(learners=learners, seeds=range(seed, seed + seeds), pool=answers)
+            )
+        for run in runs:
+            console.print(
+                f"seed {run.seed}: gap F1 {run.f1:.3f}, questions {run.share:.0%}", highlight=False
+            )
+        command = f"tutorgraph bench assessment --learners {learners} --seed {seed} --seeds {seeds}"
+        write_section(out, "assessment-pool", pool_markdown(runs, command, answers=count))
+    else:
+        console.print(f"[yellow]no answer pool in {pool}: pool learners skipped[/]")
+    with console.status("reference-worded learners (upper bound)"):
+        result = asyncio.run(
+            run_assessment_benchmark(learners=learners, seed=seed, styles=("consistent", "noisy"))
+        )
+    for style in ("consistent", "noisy"):
         console.print(f"{style} learners: {assessment_verdicts(result, style)}", highlight=False)
     if paraphrases.is_file():
         credit = asyncio.run(paraphrase_credit(paraphrases))

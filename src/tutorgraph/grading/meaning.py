@@ -40,9 +40,13 @@ _TOKEN = re.compile(
     r"(?P<num>(?<![a-z_])-?\d+(?:\.\d+)?(?:e-?\d+)?%?)"
     r"|(?P<op>==|!=|<=|>=|\+=|-=|\*=|/=|\*\*|//|:=|->|=)"
     r"|(?P<word>[a-z_][a-z0-9_]*(?:'[a-z]+)?|\d+[a-z_]\w*)"
-    r"|(?P<stop>[.;!?]|,\s|\n\s*\n)"
+    r"|(?P<stop>[.;:!?()]|,\s|\s[-–—]\s|\n)"
 )
-_CLAUSE_WORDS = frozenset({"but", "whereas", "however", "although", "though"})
+# Words that start a new clause: a negation before them does not reach past them.
+_CLAUSE_WORDS = frozenset(
+    {"but", "whereas", "however", "although", "though", "so", "because", "since", "therefore"}
+    | {"which", "while", "then"}
+)
 _NEGATORS_PHRASES: tuple[tuple[str, ...], ...] = (
     ("rather", "than"),
     ("instead", "of"),
@@ -60,7 +64,7 @@ FILLERS = _text.wordset(
     """
 )
 ARTICLES = frozenset({"a", "an", "the"})
-NEGATION_SCOPE = 4
+NEGATION_SCOPE = 3
 ASSIGNMENT = "bind"  # `b = a` says what "b is bound to a" says (the lexicon's group for bind)
 UNORDERED_WINDOW_MIN = 10
 UNORDERED_WINDOW_PER_TOKEN = 3

@@ -1,30 +1,44 @@
-"""The offline grader: reference-guided, deterministic, lexical; the fallback when no LLM judges.
+"""The offline grader: reference-guided, deterministic; the fallback when no LLM judges.
 
-Score. `features.extract` compares the answer with the reference (and any alternative references,
-keeping the best-covered one): stemmed content-word recall and precision, the same counting only
-words absent from the question, reference bigrams found, typo-tolerant matching, 4-character-gram
-recall, length ratio, a negation flip (a word both use is negated in one only) and an
-opposite-word swap ("lower" for "higher"). A logistic model (`calibration.json`, fitted on
-benchmark train splits only) turns them into P(correct). Flips and swaps get almost no weight: on
-the SciEntsBank train split they were as common in correct answers (11%) as in wrong ones (9%), so
-they only steer the error type and the explanation; telling "higher" from "lower" needs the LLM
-judge. The verdict's score is the spec's weighted rubric, `RubricScores.score`:
+Two readings of an answer, both deterministic:
 
-- correctness = P(correct), capped at 0.4 when a known misconception's cue appears;
-- completeness = mean credit over the rubric's key points: a point is covered (full credit) when
-  at least 75% of its content stems not already in the question appear in the answer, earns
-  share / 0.75 when 50-75% do (an answer in its own words rarely repeats every term of a point),
-  and nothing below 50% (a word shared by chance is no evidence); without a rubric, the share of
-  the reference's content stems not already in the question that the answer contains;
-- clarity = length adequacy: content words / max(2, a third of the reference's), capped at 1,
-  times 0.7 when the answer runs past 4x the reference plus 20 words (rambling).
+- *Key points* (`keypoints.assess_points`, built on `meaning`): which rubric points the answer
+  says, in its own words or the knowledge base's accepted phrasings (a paraphrase lexicon,
+  numbers compared by value, code tokens, the reference sentence that says the point), which it
+  denies ("mutable" for "immutable", "a copy is made" for "no copy is made"), and which known
+  misconceptions it states (cues matched word for word, with their polarity).
+- *Lexical agreement* (`features.extract`): stemmed recall and precision against the reference
+  (the best of any alternatives), bigrams, character grams, length ratio, negation flips and
+  opposite swaps, turned into P(correct) by a logistic model (`calibration.json`, fitted on a
+  public benchmark's train split only).
+
+Score: the spec's weighted rubric (weights from the settings, 0.6 / 0.2 / 0.2 by default).
+
+With a rubric (every knowledge-base question), the key points decide:
+- correctness = (1 - LEXICAL_SHARE) x coverage + LEXICAL_SHARE x P(correct), scaled by the share
+  of points not denied, capped at MISCONCEPTION_CAP when a known misconception is stated;
+- completeness = coverage, the mean point credit;
+- clarity = length adequacy (ADEQUATE_WORDS content words are enough: a terse right answer is
+  clear) x (0.5 + 0.5 x coverage), halved when the answer states a misconception or denies a
+  point. Length past ADEQUATE_WORDS earns nothing, so a long answer is not a better one.
+
+Without a rubric (a caller's own question, the public benchmarks), the lexical reading decides:
+correctness = P(correct) (capped likewise), completeness = the share of the reference's new
+content words the answer has, clarity = length adequacy against the reference (content words /
+max(2, a third of the reference's), capped at 1, x 0.7 past 4x the reference plus 20 words).
+Measured alternatives (symmetric features, precision as clarity) cut the position and length
+bias but cost SemEval accuracy and SAF correlation; see BENCHMARKS.md.
+
+The verdict carries `certainty` (`uncertainty.py`): low when the two readings disagree, points
+are half-said, or much of the answer is in words the grader cannot place.
 
 An empty answer, or one that only restates the question (all its content words come from the
 question and it repeats at least half of them), gets no credit: every criterion is 0.
 
 Error type, only when score < 0.8, first rule that holds:
 
-1. CONCEPTUAL  a known misconception's cue appears in the answer;
+1. CONCEPTUAL  a known misconception is stated (or, with a rubric, a point is denied and the
+               rules below would say INCOMPLETE);
 1b. INCOMPLETE no real attempt ("I don't know", under four words): nothing to diagnose yet;
 2. CARELESS    a near miss: coverage >= 0.7 with score >= 0.6, or a negation flip / opposite swap
                while coverage >= 0.5;
@@ -32,8 +46,6 @@ Error type, only when score < 0.8, first rule that holds:
 4. INCOMPLETE  what the answer says is right (at least half of its new content words are in
                the reference or the key points) but points are missing; also empty and echo answers;
 5. CONCEPTUAL  otherwise: the answer is mostly content the reference does not contain.
-
-"Coverage" is completeness. Misconception cues match case- and accent-insensitively on whole words.
 """
 
 from __future__ import annotations
@@ -117,9 +129,9 @@ class OfflineGrader:
             request.question, references or [request.reference_answer], request.answer
         )
         probability = self.calibration.probability(features.values)
-        reference = TextView.of(references[features.reference_index] if references else "")
         if points:
-            return self._by_key_points(request, features, probability, reference)
+            return self._by_key_points(request, features, probability)
+        reference = TextView.of(references[features.reference_index] if references else "")
         return self._by_reference(request, features, probability, reference)
 
     def _by_key_points(
@@ -127,7 +139,6 @@ class OfflineGrader:
         request: GradingRequest,
         features: Features,
         probability: float,
-        reference: TextView,
     ) -> Verdict:
         """Rubric questions: the key points said (in any words) decide; see the module doc."""
         results = assess_points(
