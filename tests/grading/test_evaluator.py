@@ -176,3 +176,33 @@ def test_bkt_mastery_never_sticks_at_certainty(database: Database) -> None:
         assert change.after.bkt < 1.0
         wrong = mastery.record_score(session=session, user_id=user_id, concept="c", score=0.0)
         assert wrong.after.bkt < wrong.before.bkt
+
+
+async def test_an_answer_the_grader_cannot_read_is_graded_unsure_and_says_so() -> None:
+    answer = (
+        "Because the numbers become enormous and the squashing function flattens out, "
+        "leaving learning stuck."
+    )
+    result = await Evaluator(offline_engine()).grade(REQUEST.model_copy(update={"answer": answer}))
+    assert result.certainty < 0.6
+    assert result.feedback.startswith("I'm not sure I understood your answer:")
+    sure = await Evaluator(offline_engine()).grade(
+        REQUEST.model_copy(update={"answer": REQUEST.reference_answer})
+    )
+    assert sure.certainty >= 0.6 and "not sure" not in sure.feedback
+
+
+def test_an_unsure_grade_moves_mastery_less(database: Database) -> None:
+    from tutorgraph.grading import mastery
+
+    with database.session() as session:
+        user_id = users.create_user(
+            session=session, email="m@example.org", password="long enough", name="M"
+        ).id
+        sure = mastery.record_score(session=session, user_id=user_id, concept="a", score=1.0)
+        unsure = mastery.record_score(
+            session=session, user_id=user_id, concept="b", score=1.0, certainty=0.5
+        )
+    assert sure.after.wma == pytest.approx(0.6)
+    assert unsure.after.wma == pytest.approx(0.3)  # half the way
+    assert unsure.before.bkt < unsure.after.bkt < sure.after.bkt
