@@ -27,6 +27,7 @@ from typing import Literal
 import yaml
 
 from tutorgraph.bench import metrics
+from tutorgraph.errors import InputError
 from tutorgraph.grading.context import enrich_request
 from tutorgraph.grading.keypoints import stated_misconceptions
 from tutorgraph.grading.offline import OfflineGrader
@@ -61,7 +62,7 @@ class LearnerAnswer:
     source: str
 
 
-class AnswerSetError(ValueError):
+class AnswerSetError(InputError):
     """The answer files do not fit the knowledge base (unknown question, label, voice...)."""
 
 

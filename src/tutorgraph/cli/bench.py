@@ -256,6 +256,14 @@ def assessment(
         write_section(out, "assessment-pool", pool_markdown(runs, command, answers=count))
     else:
         console.print(f"[yellow]no answer pool in {pool}: pool learners skipped[/]")
+        write_section(
+            out,
+            "assessment-pool",
+            "## Assessment on independently written answers (simulated learners)\n\n"
+            f"Not measured: there is no answer pool in `{pool}` yet (independently written "
+            "learner answers; see `bench/learner_answers.py`). The reference-worded learners "
+            "below are an upper bound, not a measure.",
+        )
     with console.status("reference-worded learners (upper bound)"):
         result = asyncio.run(
             run_assessment_benchmark(learners=learners, seed=seed, styles=("consistent", "noisy"))
@@ -328,7 +336,8 @@ def load(
 def run_all(out: OutOption = Path("BENCHMARKS.md")) -> None:
     """Every benchmark whose data is available (pyBKT side by side when .bench-venv exists)."""
     retrieval(out=out)
-    answers(out=out)
+    if any(Path("benchmarks/learner_answers").glob("*.yaml")):
+        answers(out=out)
     for name, path in GRADING_DATA.items():
         if path.is_file():
             grading(dataset=GradingDataset(name), data=path, out=out)
