@@ -11,8 +11,9 @@ A *phrasing* (a key point, one of its accepted phrasings, or a misconception cue
 answer when its content tokens occur close together (`find`):
 - a key-point phrasing's tokens may come in any order within a window of the answer (so a long
   answer does not collect a point from words scattered over many sentences);
-- a cue's words must come in order, at most one extra word apart, compared verbatim (all words
-  but articles, unstemmed; cues are specific wording).
+- a cue's words must come in order, with only function words (at most four) between two of
+  them, compared verbatim (all words but articles, unstemmed; cues are
+  specific wording).
 A token counts when it is equal, one typo away (5+ letters), a stem the stemmer left apart
 ("alia" / "alias"; not for cues: "cold" is not "colder"), or the same number to the precision
 the less precise side gives. The match is *contradicted* when a token the phrasing asserts is
@@ -68,7 +69,8 @@ NEGATION_SCOPE = 3
 ASSIGNMENT = "bind"  # `b = a` says what "b is bound to a" says (the lexicon's group for bind)
 UNORDERED_WINDOW_MIN = 10
 UNORDERED_WINDOW_PER_TOKEN = 3
-ORDERED_GAP = 1  # a cue's words in order, at most one extra word between two of them
+ORDERED_GAP = 0  # a cue's words in order, no other content word between two of them
+ORDERED_SPAN = 5  # ...and at most four words of any kind
 
 
 def _fold(text: str) -> str:
@@ -136,6 +138,7 @@ class Token:
     negated: bool
     position: int  # index among the text's content tokens
     number: str | None = None
+    stopword: bool = False  # kept only in verbatim analyses
 
 
 @dataclass(frozen=True)
@@ -198,6 +201,9 @@ def _analyse(text: str, lexicon: Lexicon, verbatim: bool) -> Analysis:
             i += 1
             if verbatim:
                 if raw in ARTICLES:
+                    continue
+                if raw in _text.STOPWORDS or raw in FILLERS:
+                    tokens.append(Token(raw, negation_left > 0, len(tokens), stopword=True))
                     continue
                 canonical = raw
             elif raw in _text.STOPWORDS or raw in FILLERS:
@@ -349,7 +355,8 @@ def _distinct(tokens: list[Token]) -> list[Token]:
 
 
 def _find_ordered(required: list[Token], answer: Analysis) -> Match:
-    """The tokens in order, at most ORDERED_GAP apart; contradicted when a polarity differs."""
+    """The words in order; between two of them at most ORDERED_GAP other content words and
+    ORDERED_SPAN - 1 words in all; contradicted when a polarity differs."""
     tokens = answer.tokens
     for start, first in enumerate(tokens):
         if not _token_matches(required[0], first, strict=True):
@@ -357,14 +364,7 @@ def _find_ordered(required: list[Token], answer: Analysis) -> Match:
         position = start
         flipped = first.negated != required[0].negated
         for want in required[1:]:
-            nxt = next(
-                (
-                    j
-                    for j in range(position + 1, min(len(tokens), position + 2 + ORDERED_GAP))
-                    if _token_matches(want, tokens[j], strict=True)
-                ),
-                None,
-            )
+            nxt = _next_match(want, tokens, position)
             if nxt is None:
                 break
             position = nxt
@@ -372,6 +372,18 @@ def _find_ordered(required: list[Token], answer: Analysis) -> Match:
         else:
             return Match(share=1.0, contradicted=flipped, needed=len(required))
     return NO_MATCH
+
+
+def _next_match(want: Token, tokens: tuple[Token, ...], after: int) -> int | None:
+    skipped_content = 0
+    for j in range(after + 1, min(len(tokens), after + 1 + ORDERED_SPAN)):
+        if _token_matches(want, tokens[j], strict=True):
+            return j
+        if not tokens[j].stopword:
+            skipped_content += 1
+            if skipped_content > ORDERED_GAP:
+                return None
+    return None
 
 
 @cache

@@ -17,7 +17,7 @@ Score: the spec's weighted rubric (weights from the settings, 0.6 / 0.2 / 0.2 by
 With a rubric (every knowledge-base question), the key points decide:
 - correctness = (1 - LEXICAL_SHARE) x coverage + LEXICAL_SHARE x P(correct), scaled by the share
   of points not denied, capped at MISCONCEPTION_CAP when a known misconception is stated;
-- completeness = coverage, the mean point credit;
+- completeness = coverage, the mean point credit (halved when a misconception is stated);
 - clarity = length adequacy (ADEQUATE_WORDS content words are enough: a terse right answer is
   clear) x (0.5 + 0.5 x coverage), halved when the answer states a misconception or denies a
   point. Length past ADEQUATE_WORDS earns nothing, so a long answer is not a better one.
@@ -153,15 +153,17 @@ class OfflineGrader:
         denied = sum(r.contradicted for r in results) / len(results)
         correctness = (1 - LEXICAL_SHARE) * coverage + LEXICAL_SHARE * probability
         correctness *= 1 - denied
-        if misconceptions:
+        completeness = coverage
+        if misconceptions:  # what else it says stands on a wrong idea: half credit at most
             correctness = min(correctness, MISCONCEPTION_CAP)
+            completeness *= 0.5
         answer = TextView.of(request.answer)
         clarity = length_adequacy(answer) * (0.5 + 0.5 * coverage)
         if misconceptions or denied:
             clarity *= 0.5
         rubric = RubricScores(
             correctness=round(correctness, 4),
-            completeness=round(coverage, 4),
+            completeness=round(completeness, 4),
             clarity=round(clarity, 4),
         )
         score = rubric.weighted(self.weights)
