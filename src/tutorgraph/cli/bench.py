@@ -152,6 +152,17 @@ def answers(
     fail rates, error types and misconceptions, per dev / test split."""
     from tutorgraph.bench.learner_answers import grade_all, load_answers, markdown, report
 
+    if not any(data.glob("*.yaml")):
+        console.print(f"[yellow]no answer files in {data}: nothing measured[/]")
+        write_section(
+            out,
+            "learner-answers",
+            "## Grading learners' own words (independently written answers)\n\n"
+            f"Not measured: there are no answer files in `{data}` yet. The set must be written "
+            "by people who never see the references, the rubric, the cues or the grader "
+            "(`bench/learner_answers.py` says what each row holds).",
+        )
+        return
     loaded = load_answers(data)
     graded = grade_all(loaded)
     reports = [report(graded, split) for split in ("dev", "test", "all")]
@@ -336,8 +347,7 @@ def load(
 def run_all(out: OutOption = Path("BENCHMARKS.md")) -> None:
     """Every benchmark whose data is available (pyBKT side by side when .bench-venv exists)."""
     retrieval(out=out)
-    if any(Path("benchmarks/learner_answers").glob("*.yaml")):
-        answers(out=out)
+    answers(out=out)
     for name, path in GRADING_DATA.items():
         if path.is_file():
             grading(dataset=GradingDataset(name), data=path, out=out)
