@@ -13,13 +13,16 @@ SPLIT_NAMES = {
     "unseen_answers": "unseen answers",
     "unseen_questions": "unseen questions",
 }
-# (corpus, split) -> (minimum accuracy, minimum macro-F1) for the offline grader.
+# (corpus, split) -> (minimum accuracy, minimum macro-F1) for the offline grader (issue 11 raised
+# sciEntsBank unseen answers to 0.76 accuracy and SAF unseen answers to Pearson 0.72).
 SEMEVAL_TARGETS = {
-    ("sciEntsBank", "test_ua"): (0.72, 0.70),
+    ("sciEntsBank", "test_ua"): (0.76, 0.70),
     ("sciEntsBank", "test_uq"): (0.0, 0.68),
     ("sciEntsBank", "test_ud"): (0.0, 0.68),
 }
-SAF_PEARSON_TARGET = {"unseen_answers": 0.55}
+SAF_PEARSON_TARGET = {"unseen_answers": 0.72}
+POSITION_BIAS_TARGET = 0.1
+LENGTH_BIAS_TARGET = 0.2
 
 
 def _f(value: float, digits: int = 3) -> str:
@@ -41,19 +44,25 @@ def _quality(quality: Quality | None) -> list[str]:
     return [
         f"Judge quality on {where} (the spec's methodology; targets are the spec's):",
         "",
-        "| metric | value | spec target |",
-        "|---|---|---|",
+        "| metric | value | spec target | |",
+        "|---|---|---|---|",
         f"| consistency: mean std of the score over 3 runs ({quality.n} answers) "
-        f"| {_f(quality.consistency)} | <= 0.05 |",
+        f"| {_f(quality.consistency)} | <= 0.05 | {_met(quality.consistency <= 0.05)} |",
         f"| position bias: mean abs(score(ref, answer) - score(answer as ref, ref as answer)) "
-        f"({quality.n} answers) | {_f(quality.position_bias)} | <= 0.1 |",
+        f"({quality.n} answers) | {_f(quality.position_bias)} | <= {POSITION_BIAS_TARGET} "
+        f"| {_met(quality.position_bias <= POSITION_BIAS_TARGET)} |",
         "| length bias: Spearman rho of answer words vs score (whole split) "
-        f"| {_f(quality.length_bias)} | <= 0.2 |",
+        f"| {_f(quality.length_bias)} | <= {LENGTH_BIAS_TARGET} "
+        f"| {_met(quality.length_bias <= LENGTH_BIAS_TARGET)} |",
         "| (for reference) the same rho for the human grades "
-        f"| {_f(quality.human_length_bias)} | |",
+        f"| {_f(quality.human_length_bias)} | | |",
         "",
         "The offline grader is deterministic, so its consistency is 0 by construction; error-type "
-        "and misconception accuracy need labels these datasets do not have.",
+        "and misconception accuracy need labels these datasets do not have. These questions "
+        "have no rubric, so the grader's lexical reading scores them (see "
+        "`grading/offline.py`); variants with symmetric features or precision as clarity cut "
+        "the position bias to 0.01-0.15 and the length rho to 0.12-0.19 but lost 0.005-0.03 "
+        "accuracy here and 0.04 Pearson on SAF, so they were not adopted.",
     ]
 
 

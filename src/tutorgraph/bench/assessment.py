@@ -298,9 +298,9 @@ def verdicts(result: AssessmentBenchmark, style: LearnerStyle) -> str:
     configs = result.styled(style)
     score, share = f1(result.totals(style)), question_shares(configs)
     return (
-        f"gap F1 {score:.3f} (target >= 0.85: {'met' if score >= 0.85 else 'missed'}); "
+        f"gap F1 {score:.3f} (target >= 0.85: {'met' if score >= 0.85 else 'NOT met'}); "
         f"questions {share:.0%} of the maximum (target <= 60%: "
-        f"{'met' if share <= 0.6 else 'missed'})"
+        f"{'met' if share <= 0.6 else 'NOT met'})"
     )
 
 
@@ -352,7 +352,7 @@ def markdown(result: AssessmentBenchmark, command: str) -> str:
         f"checkpoints written): median **{median:.1f} ms**, p95 {percentile(steps, 0.95):.1f} ms; "
         f"of which inside the agents (offline grading, question choice, enrichment, plan): median "
         f"{statistics.median(agents):.1f} ms. Target median <= 25 ms: "
-        f"{'met' if median <= 25 else 'missed'}.",
+        f"{'met' if median <= 25 else 'NOT met'}.",
     ]
     return "\n".join(lines)
 
