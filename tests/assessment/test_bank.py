@@ -52,6 +52,17 @@ def test_never_repeats_and_falls_back_to_the_nearest_level() -> None:
     assert draw_question(kb, _request(BloomLevel.CREATE, asked=create)).bloom_level == "evaluate"
 
 
+def test_a_probe_stays_at_the_requested_level() -> None:
+    kb = get_domain("python")
+    analyze = [q.id for q in kb.topic("python-data-model").questions if q.bloom_level == "analyze"]
+    request = _request(BloomLevel.ANALYZE, asked=analyze).model_copy(update={"probe": True})
+    probe = draw_question(kb, request)
+    assert probe.bloom_level == "analyze"  # a key-point question at the level, not an apply one
+    assert probe.source_id is not None and probe.source_id not in analyze
+    one_left = _request(BloomLevel.ANALYZE, asked=analyze[:1]).model_copy(update={"probe": True})
+    assert draw_question(kb, one_left).source_id == analyze[1]  # the bank first when it can
+
+
 def test_an_exhausted_bank_asks_about_key_points_without_repeating() -> None:
     kb = get_domain("python")
     topic = kb.topic("functions-and-scope")
