@@ -28,8 +28,9 @@ In the subsequent lines output a JSON object with the keys:
 "correctness", "completeness", "clarity" (numbers 0-10),
 "error_type" (one of "CONCEPTUAL", "PROCEDURAL", "INCOMPLETE", "CARELESS", or null when the
 answer is essentially right), "misconceptions" (ids from the list above that the answer shows),
-"covered_key_points" and "missing_key_points" (lists of key points), and "reasoning" (a short
-explanation). Avoid any bias from the order or the length of the answers."""
+"covered_key_points" and "missing_key_points" (lists of key points), "certainty" (0 to 1: how
+sure you are of the score; low when the answer is ambiguous or off the question's wording), and
+"reasoning" (a short explanation). Avoid any bias from the order or the length of the answers."""
 
 RUBRIC_BLOCK = "Key points a complete answer contains:\n{points}\n"
 MISCONCEPTION_BLOCK = "Known misconceptions for this concept (id: description):\n{items}\n"
