@@ -308,7 +308,7 @@ def markdown(result: AssessmentBenchmark, command: str) -> str:
     steps, agents = result.step_ms, result.agent_ms
     median = statistics.median(steps)
     lines = [
-        "## Assessment (simulated learners)",
+        "## Assessment (reference-worded simulated learners: an upper bound)",
         "",
         f"Command: `{command}`",
         "",
@@ -318,8 +318,10 @@ def markdown(result: AssessmentBenchmark, command: str) -> str:
         "detection: a reported gap against a true mastery below the level's target, over every "
         "agenda topic (a topic never reached is reported as a gap, as the report shows it). "
         "Each answer's confidence is the share of the question's understanding it demonstrated "
-        "(the grader's correctness x key-point coverage; `assessment/agents.py`); that rule was "
-        "chosen on another population (`--seed 11`), not on this one.",
+        "(the lower of the grader's correctness and key-point coverage; "
+        "`assessment/agents.py`). These learners answer with the knowledge base's own reference "
+        "answers, fragments of them and misconception cues, so they measure the simulator as "
+        "much as the assessment: an upper bound, not a measure.",
     ]
     for style in LEARNER_STYLES:
         if not result.styled(style):
@@ -340,9 +342,11 @@ def markdown(result: AssessmentBenchmark, command: str) -> str:
             "reference answers (`benchmarks/paraphrased_answers.yaml`, hand-written): mean "
             f"grading score {p.score:.2f}, mean evaluator confidence **{p.confidence:.2f}** "
             f"({p.confident_share:.0%} of them at >= {HIGH_CONFIDENCE}); the same questions' "
-            f"reference answers get {p.reference_confidence:.2f}. The offline grader matches "
-            "words, not meaning, so a learner who paraphrases is under-credited and the report "
-            "shows gaps that are not there; an LLM judge (a model server) grades meaning.",
+            f"reference answers get {p.reference_confidence:.2f}. Read this with care: the "
+            "knowledge base's accepted phrasings were written by the same team that wrote these "
+            "paraphrases, after it had read them, so the figure shows how far the phrasings "
+            "reach one writer's wording, not how the grader does on learners it never met (see "
+            "the independently written answers above).",
         ]
     lines += [
         "",
