@@ -179,7 +179,7 @@ def retry_question(*, session: Session, user_id: int, round_id: str, question_id
             payload={**question.payload, "attempt": int(question.payload.get("attempt", 1)) + 1},
         )
     )
-    progress.session.status = "in_progress"
+    progress.session.status = "active"  # a completed round reopens for the retry
     progress.session.updated_at = utcnow()
     session.flush()
 

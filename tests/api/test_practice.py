@@ -63,3 +63,39 @@ def test_unknown_topic_is_a_clear_error(client: TestClient) -> None:
         "/api/v1/practice/rounds", json={"domain": "cooking", "topic": "x"}, headers=headers
     )
     assert response.status_code == 404
+
+
+def test_a_missed_question_can_be_tried_again_a_good_one_cannot(client: TestClient) -> None:
+    headers = register_and_login(client)
+    round_ = client.post(
+        "/api/v1/practice/rounds",
+        json={"domain": "python", "topic": "decorators-closures"},
+        headers=headers,
+    ).json()
+    url = f"/api/v1/practice/rounds/{round_['id']}"
+    missed = client.post(f"{url}/answers", json={"answer": "no idea"}, headers=headers).json()
+    assert missed["result"]["decision"] in ("RETRY", "REMEDIATE")
+    first = missed["round"]["answered"][0]
+    assert first["can_retry"] and first["reference_answer"]
+    retried = client.post(f"{url}/retry", json={"question_id": first["id"]}, headers=headers)
+    assert retried.status_code == 200
+    again = retried.json()
+    assert again["total"] == 6 and again["current"]["text"] == first["text"]
+    assert again["current"]["attempt"] == 2
+    # the same answer cannot be retried twice, nor can a question that went well
+    twice = client.post(f"{url}/retry", json={"question_id": first["id"]}, headers=headers)
+    assert twice.status_code == 409
+    topic = get_domain("python").topic("decorators-closures")
+    reference = next(q for q in topic.questions if q.text == again["current"]["text"])
+    good = client.post(
+        f"{url}/answers", json={"answer": reference.reference_answer}, headers=headers
+    ).json()
+    second = good["round"]["answered"][1]
+    assert second["attempt"] == 2 and not second["can_retry"]
+    refused = client.post(f"{url}/retry", json={"question_id": second["id"]}, headers=headers)
+    assert refused.status_code == 409 and "cannot be tried again" in refused.json()["detail"]
+    other = register_and_login(client, email="eve@example.org")
+    assert (
+        client.post(f"{url}/retry", json={"question_id": first["id"]}, headers=other).status_code
+        == 404
+    )
