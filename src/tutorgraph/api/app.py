@@ -32,6 +32,7 @@ from tutorgraph.api.security_headers import SecurityHeadersMiddleware
 from tutorgraph.content.retrieval import SearchIndexes
 from tutorgraph.engines import build_engine
 from tutorgraph.grading.evaluator import Evaluator
+from tutorgraph.grading.kb_lint import warm_up
 from tutorgraph.knowledge import shipped_domains
 from tutorgraph.llm import aclose_model
 from tutorgraph.settings import Settings, load_settings
@@ -54,7 +55,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         log.info("tutorgraph %s up (engine=%s)", __version__, settings.llm.engine)
         # Parse the knowledge base now, on a worker thread: done lazily, the first request that
         # needs it would stop the event loop for about a second.
-        await anyio.to_thread.run_sync(shipped_domains)
+        domains = await anyio.to_thread.run_sync(shipped_domains)
+        # ...and its grading content analysed once, so no learner's first grade pays for it.
+        await anyio.to_thread.run_sync(warm_up, [kb.domain for kb in domains.values()])
         async with open_checkpointer(settings) as checkpointer:
             app.state.checkpointer = checkpointer
             try:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from tutorgraph.grading import _text
 
@@ -45,6 +46,10 @@ class TextView:
 
     @classmethod
     def of(cls, text: str) -> TextView:
+        return _view(text)
+
+    @classmethod
+    def build(cls, text: str) -> TextView:
         stems = _text.content_stems(text)
         padded = f" {_text.normalise(text)} "
         return cls(
@@ -66,12 +71,22 @@ class Features:
     missing_stems: frozenset[str]
 
 
+@lru_cache(maxsize=16384)  # questions and references repeat across answers
+def _view(text: str) -> TextView:
+    return TextView.build(text)
+
+
 def matches(stem: str, pool: Iterable[str]) -> bool:
     """Whether `stem` or a one-typo variant of it is in `pool`."""
-    pool_set = pool if isinstance(pool, (set, frozenset)) else frozenset(pool)
+    pool_set = pool if isinstance(pool, frozenset) else frozenset(pool)
     if stem in pool_set:
         return True
-    return len(stem) >= 5 and any(_text.near(stem, other) for other in pool_set)
+    return len(stem) >= 5 and _near_any(stem, pool_set)
+
+
+@lru_cache(maxsize=262144)
+def _near_any(stem: str, pool: frozenset[str]) -> bool:
+    return any(_text.near(stem, other) for other in pool)
 
 
 def _share(items: Iterable[str], pool: frozenset[str]) -> float:

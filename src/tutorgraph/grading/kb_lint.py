@@ -1,4 +1,5 @@
-"""Checks of a domain's grading content against the offline grader (`tutorgraph kb validate`).
+"""Checks of a domain's grading content against the offline grader (`tutorgraph kb validate`),
+and the warm-up that analyses that content once at start-up.
 
 - a phrasing of a rubric point that only repeats words of the question is weak evidence (an
   answer that echoes the question earns it): a warning;
@@ -13,7 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tutorgraph.grading import _text
-from tutorgraph.grading.keypoints import assess_points, stated_misconceptions
+from tutorgraph.grading.keypoints import (
+    assess_points,
+    stated_misconceptions,
+    supporting_sentences,
+)
 from tutorgraph.grading.meaning import Analysis
 from tutorgraph.grading.types import KnownMisconception
 from tutorgraph.knowledge.schema import Domain
@@ -81,3 +86,23 @@ def lint_domain(domain: Domain) -> list[Finding]:
                     )
                 )
     return findings
+
+
+def warm_up(domains: list[Domain]) -> int:
+    """Analyse every rubric point, phrasing, cue and reference once, so the first learners to
+    answer a question do not pay for it (the analyses are cached). Returns the texts analysed."""
+    count = 0
+    for domain in domains:
+        for topic in domain.topics:
+            for misconception in topic.misconceptions:
+                for cue in misconception.cues:
+                    Analysis.of(cue, verbatim=True)
+                    count += 1
+            for question in topic.questions:
+                texts = [question.text, question.reference_answer, *question.rubric]
+                texts += [p for alts in question.phrasings.values() for p in alts]
+                for text in texts:
+                    Analysis.of(text)
+                count += len(texts)
+                supporting_sentences(question.reference_answer, tuple(question.rubric))
+    return count

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from tutorgraph.grading.meaning import Analysis, find
 from tutorgraph.grading.types import KnownMisconception
@@ -53,7 +54,7 @@ def assess_points(
     phrasings = phrasings or {}
     said = Analysis.of(answer)
     ignore = Analysis.of(question).texts
-    support = supporting_sentences(reference, points)
+    support = supporting_sentences(reference, tuple(points))
     results = []
     for point in points:
         credit = 0.0
@@ -79,7 +80,8 @@ _SENTENCE = re.compile(r"(?<=[.;!?])\s+")
 SUPPORT_SHARE = 0.5
 
 
-def supporting_sentences(reference: str, points: Sequence[str]) -> dict[str, str]:
+@lru_cache(maxsize=4096)
+def supporting_sentences(reference: str, points: tuple[str, ...]) -> dict[str, str]:
     """For each point, the reference sentence that says most of it (at least SUPPORT_SHARE of
     its words): an answer that restates that sentence makes the point too."""
     sentences = [s for s in _SENTENCE.split(reference.strip()) if s.strip()]

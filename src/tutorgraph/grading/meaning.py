@@ -28,7 +28,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache, cached_property, lru_cache
 from pathlib import Path
 
 import yaml
@@ -96,6 +96,7 @@ class Lexicon:
 
     phrases: dict[tuple[str, ...], str]
     longest: int
+    lengths: dict[str, tuple[int, ...]]  # first stem -> lengths of its phrases, longest first
 
     @classmethod
     def from_groups(cls, groups: Iterable[Sequence[str]]) -> Lexicon:
@@ -113,7 +114,14 @@ class Lexicon:
                         f"({phrases[entry]} and {canonical})"
                     )
                 phrases[entry] = canonical
-        return cls(phrases=phrases, longest=max((len(p) for p in phrases), default=1))
+        lengths: dict[str, set[int]] = {}
+        for phrase in phrases:
+            lengths.setdefault(phrase[0], set()).add(len(phrase))
+        return cls(
+            phrases=phrases,
+            longest=max((len(p) for p in phrases), default=1),
+            lengths={k: tuple(sorted(v, reverse=True)) for k, v in lengths.items()},
+        )
 
 
 def _raw_words(text: str) -> list[str]:
@@ -141,7 +149,7 @@ class Token:
     stopword: bool = False  # kept only in verbatim analyses
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # cached_property needs a __dict__; identity is enough
 class Analysis:
     """A text's content tokens, canonicalised, each with its negation and position."""
 
@@ -157,11 +165,19 @@ class Analysis:
     def texts(self) -> frozenset[str]:
         return frozenset(t.text for t in self.tokens)
 
+    @cached_property
+    def by_text(self) -> dict[str, tuple[Token, ...]]:
+        """The tokens of each distinct text, in order: what `find` looks candidates up in."""
+        found: dict[str, list[Token]] = {}
+        for token in self.tokens:
+            found.setdefault(token.text, []).append(token)
+        return {text: tuple(tokens) for text, tokens in found.items()}
+
     def __len__(self) -> int:
         return len(self.tokens)
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=65536)  # the knowledge base's phrasings and cues are a few thousand texts
 def _analyse(text: str, lexicon: Lexicon, verbatim: bool) -> Analysis:
     # (kind, raw) items with clause stops kept, so a negation never crosses a clause.
     items: list[tuple[str, str]] = []
@@ -217,11 +233,18 @@ def _analyse(text: str, lexicon: Lexicon, verbatim: bool) -> Analysis:
     return Analysis(tuple(tokens))
 
 
+_NEGATOR_STARTS = frozenset(phrase[0] for phrase in _NEGATORS_PHRASES)
+
+
 def _negator_at(items: list[tuple[str, str]], i: int) -> int:
     """How many items a negation starting at `i` spans (0: none)."""
-    word = items[i][1]
-    if items[i][0] == "word" and _text.is_negation(word):
+    kind, word = items[i]
+    if kind != "word":
+        return 0
+    if _text.is_negation(word):
         return 1
+    if word not in _NEGATOR_STARTS:
+        return 0
     for phrase in _NEGATORS_PHRASES:
         span = items[i : i + len(phrase)]
         if len(span) == len(phrase) and all(
@@ -233,9 +256,11 @@ def _negator_at(items: list[tuple[str, str]], i: int) -> int:
 
 def _lexicon_match(items: list[tuple[str, str]], i: int, lexicon: Lexicon) -> tuple[int, str]:
     """The longest lexicon phrase starting at item `i`: (number of items, canonical token)."""
-    for length in range(min(lexicon.longest, len(items) - i), 0, -1):
+    if items[i][0] != "word":
+        return 0, ""
+    for length in lexicon.lengths.get(_text.stem(items[i][1]), ()):
         span = items[i : i + length]
-        if any(kind != "word" for kind, _ in span):
+        if len(span) < length or any(kind != "word" for kind, _ in span):
             continue
         key = tuple(_text.stem(word) for _, word in span)
         canonical = lexicon.phrases.get(key)
@@ -256,6 +281,30 @@ def _same_number(a: str, b: str) -> bool:
 def _decimals(number: str) -> int:
     mantissa = number.split("e")[0]
     return len(mantissa.split(".")[1]) if "." in mantissa else 0
+
+
+def _candidates(want: Token, answer: Analysis, *, strict: bool = False) -> list[Token]:
+    """The answer's tokens that match `want`, found through its distinct texts."""
+    found: list[Token] = []
+    for text, tokens in answer.by_text.items():
+        if _texts_match(want.text, text, tokens[0].number, want.number, strict):
+            found.extend(tokens)
+    return found
+
+
+@lru_cache(maxsize=262144)
+def _texts_match(
+    want: str, have: str, have_number: str | None, want_number: str | None, strict: bool
+) -> bool:
+    if want_number is not None or have_number is not None:
+        return (
+            want_number is not None
+            and have_number is not None
+            and _same_number(want_number, have_number)
+        )
+    if _text.near(want, have):
+        return True
+    return not strict and _stem_prefix(want, have)
 
 
 def _token_matches(want: Token, have: Token, *, strict: bool = False) -> bool:
@@ -311,15 +360,15 @@ def find(
     hits: list[list[tuple[int, bool, bool]]] = []
     for want in required:
         found: list[tuple[int, bool, bool]] = []
-        for have in answer.tokens:
-            if _token_matches(want, have):
-                agrees = have.negated == want.negated
-                # Denying what the phrasing asserts contradicts it; asserting what the phrasing
-                # denies ("identity, not equality" vs "== compares equality") is only no match,
-                # unless denying is all the phrasing does.
-                found.append((have.position, agrees, not agrees and (denial or not want.negated)))
-            elif not want.negated and have.text in _opposites(want.text) and not have.negated:
-                found.append((have.position, False, True))
+        for have in _candidates(want, answer):
+            agrees = have.negated == want.negated
+            # Denying what the phrasing asserts contradicts it; asserting what the phrasing
+            # denies ("identity, not equality" vs "== compares equality") is only no match,
+            # unless denying is all the phrasing does.
+            found.append((have.position, agrees, not agrees and (denial or not want.negated)))
+        if not want.negated:
+            for opposite in _opposites(want.text):
+                found += [(t.position, False, True) for t in answer.by_text.get(opposite, ())]
         hits.append(found)
     # The window that says the most of the phrasing, either way, is where the answer "talks
     # about" it: its agreeing share is the credit; any denial there contradicts.
@@ -358,10 +407,8 @@ def _find_ordered(required: list[Token], answer: Analysis) -> Match:
     """The words in order; between two of them at most ORDERED_GAP other content words and
     ORDERED_SPAN - 1 words in all; contradicted when a polarity differs."""
     tokens = answer.tokens
-    for start, first in enumerate(tokens):
-        if not _token_matches(required[0], first, strict=True):
-            continue
-        position = start
+    for first in sorted(_candidates(required[0], answer, strict=True), key=lambda t: t.position):
+        position = first.position
         flipped = first.negated != required[0].negated
         for want in required[1:]:
             nxt = _next_match(want, tokens, position)

@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from functools import cache
+from functools import cache, lru_cache
 
 from tutorgraph.grading import _text, uncertainty
 from tutorgraph.grading.calibration import Calibration, load_default
@@ -231,6 +231,11 @@ def _vocabulary(request: GradingRequest) -> frozenset[str]:
     """The tokens the grader can interpret: question, reference, points and their phrasings."""
     texts = [request.question, request.reference_answer, *request.rubric]
     texts += [p for alts in request.phrasings.values() for p in alts]
+    return _vocabulary_of(tuple(texts))
+
+
+@lru_cache(maxsize=4096)
+def _vocabulary_of(texts: tuple[str, ...]) -> frozenset[str]:
     return frozenset().union(*(Analysis.of(t).texts for t in texts))
 
 
