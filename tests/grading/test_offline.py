@@ -244,3 +244,17 @@ def test_a_key_point_earns_credit_from_half_its_terms(answer: str, credit: float
     [result] = assess_points("What is involved?", answer, [point])
     assert result.credit == pytest.approx(credit)
     assert result.covered == (credit == 1.0)
+
+
+def test_saying_the_opposite_of_the_reference_costs_correctness(grader: OfflineGrader) -> None:
+    question = "Why should Sue put the dark green sheet on the bottom of the pool?"
+    reference = "Darker colors absorb more heat than lighter colors, so the water warms up."
+    right, wrong = (
+        grader.grade(GradingRequest(question=question, reference_answer=reference, answer=a))
+        for a in (
+            "Darker colors absorb more heat, so the water gets warmer.",
+            "Darker colors absorb less heat and the water warms up.",
+        )
+    )
+    assert right.score >= 0.8
+    assert wrong.score < right.score - 0.2 and "opposite" in wrong.reasoning

@@ -80,11 +80,15 @@ _SENTENCE = re.compile(r"(?<=[.;!?])\s+")
 SUPPORT_SHARE = 0.5
 
 
+def split_sentences(text: str) -> list[str]:
+    return [s for s in _SENTENCE.split(text.strip()) if s.strip()]
+
+
 @lru_cache(maxsize=4096)
 def supporting_sentences(reference: str, points: tuple[str, ...]) -> dict[str, str]:
     """For each point, the reference sentence that says most of it (at least SUPPORT_SHARE of
     its words): an answer that restates that sentence makes the point too."""
-    sentences = [s for s in _SENTENCE.split(reference.strip()) if s.strip()]
+    sentences = split_sentences(reference)
     if not sentences:
         return {}
     analysed = [Analysis.of(s) for s in sentences]

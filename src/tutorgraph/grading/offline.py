@@ -23,7 +23,9 @@ With a rubric (every knowledge-base question), the key points decide:
   point. Length past ADEQUATE_WORDS earns nothing, so a long answer is not a better one.
 
 Without a rubric (a caller's own question, the public benchmarks), the lexical reading decides:
-correctness = P(correct) (capped likewise), completeness = the share of the reference's new
+correctness = P(correct) (capped likewise, halved when the answer denies a reference sentence
+it talks about: "absorb less heat" for "absorb more heat"), completeness = the share of the
+reference's new
 content words the answer has, clarity = length adequacy against the reference (content words /
 max(2, a third of the reference's), capped at 1, x 0.7 past 4x the reference plus 20 words).
 Measured alternatives (symmetric features, precision as clarity) cut the position and length
@@ -58,8 +60,8 @@ from tutorgraph.grading import _text, uncertainty
 from tutorgraph.grading.calibration import Calibration, load_default
 from tutorgraph.grading.classify import is_non_attempt
 from tutorgraph.grading.features import Features, TextView, extract, is_echo, matches
-from tutorgraph.grading.keypoints import assess_points, stated_misconceptions
-from tutorgraph.grading.meaning import Analysis
+from tutorgraph.grading.keypoints import assess_points, split_sentences, stated_misconceptions
+from tutorgraph.grading.meaning import Analysis, find
 from tutorgraph.grading.types import (
     ERROR_CLASSIFICATION_BELOW,
     ErrorType,
@@ -70,6 +72,8 @@ from tutorgraph.grading.types import (
 from tutorgraph.settings import RubricWeights
 
 MISCONCEPTION_CAP = 0.3
+DENIAL_FACTOR = 0.5
+DENIAL_MIN_SHARE = 0.5
 LEXICAL_SHARE = 0.2
 ADEQUATE_WORDS = 3
 RAMBLING_WORDS = 250
@@ -206,6 +210,9 @@ class OfflineGrader:
         """No rubric: the lexical model against the reference decides."""
         misconceptions = stated_misconceptions(request.answer, request.misconceptions)
         correctness = min(probability, MISCONCEPTION_CAP) if misconceptions else probability
+        denied = denied_sentences(request.question, request.reference_answer, request.answer)
+        if denied:  # "absorb less heat" against "absorb more heat"
+            correctness *= DENIAL_FACTOR
         completeness = features.values["ref_recall_novel"]
         rubric = RubricScores(
             correctness=round(correctness, 4),
@@ -221,10 +228,23 @@ class OfflineGrader:
             rubric=rubric,
             error_type=error,
             misconceptions=misconceptions,
-            reasoning=_reasoning(features, rubric, misconceptions, [], [], error, []),
+            reasoning=_reasoning(features, rubric, misconceptions, [], [], error, denied),
             grader="offline",
             certainty=uncertainty.of_reference(probability),
         )
+
+
+def denied_sentences(question: str, reference: str, answer: str) -> list[str]:
+    """Reference sentences the answer mostly agrees with (half their words or more) but denies
+    in one place: "absorb less heat" for "absorb more heat". (Counting sentences merely talked
+    about flagged 5% of SciEntsBank's correct train answers and 4% of its wrong ones: noise.)"""
+    said, asked = Analysis.of(answer), Analysis.of(question).texts
+    denied = []
+    for sentence in split_sentences(reference):
+        match = find(Analysis.of(sentence), said, ignore=asked)
+        if match.contradicted and match.share >= DENIAL_MIN_SHARE:
+            denied.append(sentence)
+    return denied
 
 
 def _vocabulary(request: GradingRequest) -> frozenset[str]:
