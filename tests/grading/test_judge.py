@@ -82,5 +82,28 @@ def test_prompt_puts_reference_as_assistant_1_and_swaps_on_request() -> None:
     user = judge_messages(request)[1].content or ""
     assert user.index("REFERENCE") < user.index("Assistant 2's Answer") < user.index("LEARNER")
     assert "- divide by sqrt(d_k)" in user and "- m1: thinks it is for speed" in user
-    swapped = judge_messages(request, swap=True)[1].content or ""
-    assert swapped.index("LEARNER") < swapped.index("REFERENCE")
+    swapped = judge_messages(request, reference_first=False)[1].content or ""
+    assert swapped.index("LEARNER") < swapped.index("Assistant 2's Answer")
+    assert swapped.index("Assistant 2's Answer") < swapped.index("REFERENCE")
+    assert "Assistant 2's answer is the golden reference" in swapped
+
+
+def test_learner_shown_first_reads_the_learners_score_from_the_first_position() -> None:
+    assert parse_judge_reply("6.5 10.0", reference_first=False).score == pytest.approx(0.65)
+    assert parse_judge_reply("10.0 6.5").score == pytest.approx(0.65)
+
+
+async def test_offline_judge_answers_in_the_prompts_order() -> None:
+    from tutorgraph.engines import offline_engine
+    from tutorgraph.grading.judge import judge_once
+
+    request = GradingRequest(
+        question="What does a for loop call on an iterable first?",
+        reference_answer="It calls iter() on the iterable to get an iterator.",
+        answer="iter() to get an iterator",
+    )
+    engine = offline_engine()
+    as_spec = await judge_once(engine, request)
+    learner_first = await judge_once(engine, request, reference_first=False)
+    assert 0.0 < as_spec.score < 1.0
+    assert learner_first.score == as_spec.score

@@ -8,6 +8,7 @@ LLM judge); by default the offline grader runs, which also sees the alternative 
 
 from __future__ import annotations
 
+import asyncio
 import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -35,6 +36,7 @@ from tutorgraph.grading.calibration import (
     load_default,
 )
 from tutorgraph.grading.features import extract, is_echo
+from tutorgraph.grading.judge import judge_once
 from tutorgraph.grading.offline import OfflineGrader
 from tutorgraph.grading.types import GradingRequest, Verdict
 
@@ -131,9 +133,11 @@ class Quality:
     split: str
     n: int
     consistency: float
-    position_bias: float
+    position_bias: float  # the spec's: Assistant 1 and 2 swapped in the judge prompt
+    role_asymmetry: float  # reference and answer exchanged: not a bias (see the report)
     length_bias: float
     human_length_bias: float
+    within_grade_length_bias: float  # rho among answers the humans graded alike (the bias proper)
 
 
 @dataclass(frozen=True)
@@ -164,7 +168,9 @@ def quality(
     *,
     sample: int = QUALITY_SAMPLE,
 ) -> Quality:
-    """Consistency (std over 3 runs), position bias (reference and answer swapped), length bias."""
+    """Consistency (std over 3 runs), position bias (the judge prompt's Assistant 1 and 2 swapped,
+    through the platform's judge path), role asymmetry (reference and answer exchanged), and
+    length bias."""
     step = max(1, len(items) // sample)
     picked = list(items)[::step][:sample]
     spreads, swaps = [], []
@@ -176,16 +182,53 @@ def quality(
         )
         if _text.words(item.answer):
             swaps.append(abs(scorer.request(item.request()).score - scorer.request(swapped).score))
+    positions = asyncio.run(_position_bias([i.request() for i in picked]))
     lengths = [float(answer_length(i)) for i in items]
     return Quality(
         subset=items[0].subset,
         split=items[0].split,
         n=len(picked),
         consistency=float(np.mean(spreads)),
-        position_bias=float(np.mean(swaps)) if swaps else 0.0,
+        position_bias=positions,
+        role_asymmetry=float(np.mean(swaps)) if swaps else 0.0,
         length_bias=metrics.spearman(lengths, scores),
         human_length_bias=metrics.spearman(lengths, [i.target for i in items]),
+        within_grade_length_bias=_within_grade_rho(items, lengths, scores),
     )
+
+
+def _within_grade_rho(
+    items: Sequence[GradingItem], lengths: Sequence[float], scores: FloatArray
+) -> float:
+    """Spearman rho of length vs score inside each human grade (>= 10 answers), weighted by size:
+    how much longer answers score higher among answers of the same quality."""
+    by_grade: dict[float, list[int]] = {}
+    for index, item in enumerate(items):
+        by_grade.setdefault(item.target, []).append(index)
+    groups = [ix for ix in by_grade.values() if len(ix) >= 10]
+    total = sum(len(ix) for ix in groups)
+    if not total:
+        return float("nan")
+    return (
+        sum(
+            len(ix) * metrics.spearman([lengths[i] for i in ix], [float(scores[i]) for i in ix])
+            for ix in groups
+        )
+        / total
+    )
+
+
+async def _position_bias(requests: Sequence[GradingRequest]) -> float:
+    """Mean abs difference of the learner's score with the reference shown first and second."""
+    from tutorgraph.engines import offline_engine
+
+    engine = offline_engine()
+    gaps = []
+    for request in requests:
+        as_spec = await judge_once(engine, request)
+        swapped = await judge_once(engine, request, reference_first=False)
+        gaps.append(abs(as_spec.score - swapped.score))
+    return float(np.mean(gaps)) if gaps else 0.0
 
 
 def run_semeval(

@@ -1,5 +1,7 @@
 """The reference-guided judge (JudgeLM, "reference as prior"): the reference is Assistant 1, the
-learner is Assistant 2; the reply's first line is `10.0 X`, then JSON reasoning.
+learner is Assistant 2; the reply's first line is `10.0 X`, then JSON reasoning. With
+`reference_first=False` the two change places (learner = Assistant 1, reply `X 10.0`): the spec's
+position-bias measurement compares the learner's score under both orders.
 
 The score is X / 10 whenever the `10.0 X` line is there; the JSON's per-criterion marks are then
 shown, never recomputed into another score. Without the line, a JSON `score` is used, and without
@@ -77,15 +79,18 @@ def _json_object(text: str) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-def parse_judge_reply(text: str, weights: RubricWeights | None = None) -> Verdict:
-    """Parse `10.0 X` + JSON (see the module doc for which score wins); clamp to range."""
+def parse_judge_reply(
+    text: str, weights: RubricWeights | None = None, *, reference_first: bool = True
+) -> Verdict:
+    """Parse `10.0 X` + JSON (see the module doc for which score wins); clamp to range.
+    `reference_first=False`: the prompt showed the learner first, so the line reads `X 10.0`."""
     weights = weights or RubricWeights()
     lines = [line for line in text.strip().splitlines() if line.strip()]
     notation: float | None = None
     if lines:
         match = _NOTATION.match(lines[0])
         if match:
-            notation = _clamp10(float(match.group(2)))
+            notation = _clamp10(float(match.group(2 if reference_first else 1)))
     raw = _json_object(text)
     details = JudgeDetails()
     if raw is not None:
@@ -128,11 +133,11 @@ def parse_judge_reply(text: str, weights: RubricWeights | None = None) -> Verdic
     )
 
 
-def judge_messages(request: GradingRequest, *, swap: bool = False) -> list[Message]:
-    """The judge prompt; `swap` exchanges reference and answer (position-bias measurement)."""
+def judge_messages(request: GradingRequest, *, reference_first: bool = True) -> list[Message]:
+    """The judge prompt; `reference_first=False` shows the learner's answer as Assistant 1 and the
+    reference as Assistant 2 (the spec's position-bias measurement swaps the two)."""
     reference, answer = request.reference_answer, request.answer
-    if swap:
-        reference, answer = answer, reference
+    first, second = (reference, answer) if reference_first else (answer, reference)
     rubric_block = (
         prompts.RUBRIC_BLOCK.format(points="\n".join(f"- {p}" for p in request.rubric))
         if request.rubric
@@ -147,8 +152,11 @@ def judge_messages(request: GradingRequest, *, swap: bool = False) -> list[Messa
     )
     user = prompts.JUDGE_USER.format(
         question=request.question,
-        reference=reference,
-        answer=answer,
+        first=first,
+        second=second,
+        reference_n=1 if reference_first else 2,
+        answer_n=2 if reference_first else 1,
+        example="10.0 6.5" if reference_first else "6.5 10.0",
         rubric_block=rubric_block,
         misconception_block=misconception_block,
     )
@@ -156,16 +164,20 @@ def judge_messages(request: GradingRequest, *, swap: bool = False) -> list[Messa
 
 
 async def judge_once(
-    model: Model, request: GradingRequest, weights: RubricWeights | None = None
+    model: Model,
+    request: GradingRequest,
+    weights: RubricWeights | None = None,
+    *,
+    reference_first: bool = True,
 ) -> Verdict:
-    """Ask the model for one verdict and parse it (raises JudgeParseError on an unusable reply)."""
+    """Ask the model for one verdict and parse it (raises JudgeParseError on an unusable reply).
+    The offline judge grades the request's roles, whatever the prompt's order."""
     text: list[str] = []
-    async for event in model.stream_chat(
-        judge_messages(request), agent=JUDGE_AGENT, inputs=request
-    ):
+    messages = judge_messages(request, reference_first=reference_first)
+    async for event in model.stream_chat(messages, agent=JUDGE_AGENT, inputs=request):
         if isinstance(event, TextDelta):
             text.append(event.delta)
-    return parse_judge_reply("".join(text), weights)
+    return parse_judge_reply("".join(text), weights, reference_first=reference_first)
 
 
 MODEL_RUN_SPREAD_FOR_DOUBT = 0.15
@@ -198,7 +210,7 @@ async def judge(
     )
 
 
-def verdict_reply(verdict: Verdict) -> str:
+def verdict_reply(verdict: Verdict, *, reference_first: bool = True) -> str:
     """Render a verdict in the judge's reply format (what the offline judge 'says')."""
     details = {
         "correctness": round(verdict.rubric.correctness * 10, 3),
@@ -212,7 +224,15 @@ def verdict_reply(verdict: Verdict) -> str:
         "grader": "offline",
         "certainty": verdict.certainty,
     }
-    return f"10.0 {verdict.score * 10:.3f}\n{json.dumps(details)}"
+    scores = ("10.0", f"{verdict.score * 10:.3f}")
+    first, second = scores if reference_first else scores[::-1]
+    return f"{first} {second}\n{json.dumps(details)}"
+
+
+def _shows_reference_first(messages: Sequence[Message]) -> bool:
+    """Whether a judge prompt shows the reference as Assistant 1 (see `judge_messages`)."""
+    user = next((m.content or "" for m in reversed(messages) if m.role == "user"), "")
+    return "Assistant 2's answer is the golden reference" not in user
 
 
 def register_offline_judge(engine: OfflineEngine, *, weights: RubricWeights | None = None) -> None:
@@ -227,7 +247,8 @@ def register_offline_judge(engine: OfflineEngine, *, weights: RubricWeights | No
         if not isinstance(inputs, GradingRequest):
             raise StructuredOutputError("the offline judge needs the GradingRequest as inputs")
         verdict = await run_cpu_bound(grader.grade, inputs)  # CPU work: off the event loop
-        yield TextDelta(delta=verdict_reply(verdict))
+        reply = verdict_reply(verdict, reference_first=_shows_reference_first(messages))
+        yield TextDelta(delta=reply)
         yield Finish(reason="stop")
 
     engine.register_chat(JUDGE_AGENT, handler)

@@ -11,19 +11,20 @@ JUDGE_USER = """[Question]
 {question}
 
 [The Start of Assistant 1's Answer]
-{reference}
+{first}
 [The End of Assistant 1's Answer]
 
 [The Start of Assistant 2's Answer]
-{answer}
+{second}
 [The End of Assistant 2's Answer]
 
 [System]
-Assistant 1's answer is the golden reference answer; it scores 10.0. Rate Assistant 2's answer
-against it for correctness, completeness and clarity, each on a scale of 0 to 10.
+Assistant {reference_n}'s answer is the golden reference answer; it scores 10.0.
+Rate Assistant {answer_n}'s answer against it for correctness, completeness and clarity,
+each on a scale of 0 to 10.
 {rubric_block}{misconception_block}
 Please first output a single line containing only two values indicating the scores for
-Assistant 1 and 2, respectively, separated by a space (for example: 10.0 6.5).
+Assistant 1 and 2, respectively, separated by a space (for example: {example}).
 In the subsequent lines output a JSON object with the keys:
 "correctness", "completeness", "clarity" (numbers 0-10),
 "error_type" (one of "CONCEPTUAL", "PROCEDURAL", "INCOMPLETE", "CARELESS", or null when the
