@@ -47,6 +47,8 @@ CORRECT_PASS = 0.6
 CORRECT_TARGET = 0.80
 WRONG_FAIL = 0.4
 WRONG_TARGET = 0.90
+ERROR_TYPE_TARGET = 0.80  # the evaluator spec's error classification accuracy
+MISCONCEPTION_TARGET = 0.75  # the evaluator spec's misconception detection rate
 
 Grader = Callable[[GradingRequest], Verdict]
 
@@ -309,7 +311,12 @@ def markdown(reports: Sequence[AnswerReport], command: str, *, total: int) -> st
         f"Targets on the `{test.split}` split: ordering >= {ORDERING_TARGET:.0%}: "
         f"{_met(met['ordering'])}; correct >= {CORRECT_PASS} in >= {CORRECT_TARGET:.0%}: "
         f"{_met(met['correct'])}; wrong < {WRONG_FAIL} in >= {WRONG_TARGET:.0%}: "
-        f"{_met(met['wrong'])}.",
+        f"{_met(met['wrong'])}. The evaluator spec's error classification accuracy >= "
+        f"{ERROR_TYPE_TARGET:.0%}: {_met(test.error_type_accuracy >= ERROR_TYPE_TARGET)}; "
+        f"misconception detection >= {MISCONCEPTION_TARGET:.0%}: "
+        f"{_met(test.misconception_recall >= MISCONCEPTION_TARGET)} (both on the labelled "
+        "partial and wrong answers the grader scores below 0.8, and the answers labelled with a "
+        "misconception, respectively).",
         "",
         "Mean score of the correct answers by voice ("
         + test.split
