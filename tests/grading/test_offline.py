@@ -167,7 +167,7 @@ def test_a_near_miss_is_careless(simple: OfflineGrader) -> None:
     request = GradingRequest(
         question="What are the stages of the water cycle?",
         reference_answer="Evaporation, condensation, precipitation and collection.",
-        answer="Evaporation, condensation and precipitation.",
+        answer="Evaporation, then condensation and precipitation, in a loop driven by the sun.",
     )
     verdict = simple.grade(request)
     assert 0.6 <= verdict.score < 0.8 and verdict.error_type == "CARELESS"
@@ -177,10 +177,12 @@ def test_a_partial_answer_to_a_coding_question_is_procedural(simple: OfflineGrad
     request = GradingRequest(
         question="Write a Python function that returns the largest item of a list.",
         reference_answer="Loop over the list keeping the largest item seen so far and return it.",
-        answer="You loop over the list and compare each element.",
+        answer="for x in items:\n    if x > items[0]:\n        print(x)  # loop over the list",
         rubric=["loop over the list", "keep the largest item seen so far", "return the largest"],
     )
     assert simple.grade(request).error_type == "PROCEDURAL"
+    described = request.model_copy(update={"answer": "You loop over the list and compare."})
+    assert simple.grade(described).error_type == "INCOMPLETE"  # steps left out, none done wrong
 
 
 def test_an_alternative_reference_is_used_when_it_fits_better(grader: OfflineGrader) -> None:

@@ -63,11 +63,64 @@ def _opposites() -> dict[str, frozenset[str]]:
     return {key: frozenset(value) for key, value in table.items()}
 
 
+# Symbols learners type for maths, spelled the way references write them: without this, ASCII
+# folding drops them ("−0.5" would read as 0.5, "σ(0)" as "(0)").
+_SYMBOLS = str.maketrans(
+    {
+        "’": "'",
+        "‘": "'",
+        "“": '"',
+        "”": '"',
+        "−": "-",
+        "–": "-",
+        "—": " - ",
+        "×": " x ",
+        "·": " * ",
+        "⋅": " * ",
+        "∙": " * ",
+        "÷": " / ",
+        "≈": " ~ ",
+        "≤": " <= ",
+        "≥": " >= ",
+        "≠": " != ",
+        "≪": " << ",
+        "≫": " >> ",
+        "→": " -> ",
+        "⇒": " -> ",
+        "√": " sqrt ",
+        "∑": " sum ",
+        "Σ": " sum ",
+        "∂": " d",
+        "∇": " grad ",
+        "∈": " in ",
+        "ℝ": " R ",
+        "α": "alpha",
+        "β": "beta",
+        "γ": "gamma",
+        "δ": "delta",
+        "ε": "epsilon",
+        "η": "eta",
+        "θ": "theta",
+        "λ": "lambda",
+        "μ": "mu",
+        "π": "pi",
+        "σ": "sigmoid",
+        "τ": "tau",
+        "φ": "phi",
+        "ω": "omega",
+    }
+)
+
+
+def ascii_fold(text: str) -> str:
+    """Lower-case ASCII text with maths symbols spelled out and accents dropped."""
+    folded = unicodedata.normalize("NFKD", text.translate(_SYMBOLS))
+    return folded.encode("ascii", "ignore").decode("ascii").lower()
+
+
 def normalise(text: str) -> str:
     """Lower-case, accent-free, single-spaced text: the form cues and answers are compared in."""
-    text = text.replace("’", "'").replace("‘", "'")
-    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
-    return " ".join(_WORD.findall(folded.lower()))
+    return " ".join(_WORD.findall(ascii_fold(text)))
 
 
 def words(text: str) -> list[str]:

@@ -3,7 +3,7 @@
 A point is credited when the answer says the point or one of its accepted phrasings (the
 knowledge base's `phrasings`) - see `meaning.find` for what "says" means:
 - full credit when at least FULL_SHARE of a phrasing's tokens (beyond the question's) are there
-  together and none is denied;
+  together and none is denied, unless the phrasing comes down to one ordinary word;
 - partial credit (the share found) for a longer phrasing (PARTIAL_MIN_TOKENS+ tokens) of which at
   least PARTIAL_SHARE is there;
 - the reference sentence that says most of the point counts as one more phrasing (so restating
@@ -62,7 +62,7 @@ def assess_points(
         extra = (support[point],) if point in support else ()
         for phrasing in (point, *phrasings.get(point, ()), *extra):
             match = find(Analysis.of(phrasing), said, ignore=ignore)
-            if match.needed == 0:
+            if match.needed == 0 or not match.specific:
                 continue
             if match.contradicted:
                 denied = True

@@ -16,7 +16,11 @@ answer when its content tokens occur close together (`find`):
   specific wording).
 A token counts when it is equal, one typo away (5+ letters), a stem the stemmer left apart
 ("alia" / "alias"; not for cues: "cold" is not "colder"), or the same number to the precision
-the less precise side gives. The match is *contradicted* when a token the phrasing asserts is
+the less precise side gives and within NUMBER_TOLERANCE of it ("0.73" is "0.7311"; "0.1" is
+not "0.05"). Maths symbols are spelled out before anything else ("−0.5" is -0.5, "σ" is
+"sigmoid", "≪" is "<<"). A phrasing whose words are almost all the question's ("rebinds items
+locally" for a question about `items = ...`) needs all its words, question words included; one
+reduced to a single ordinary word ("random") is not *specific* and credits nothing. The match is *contradicted* when a token the phrasing asserts is
 negated in the answer, or the answer uses its opposite ("mutable" for "immutable") instead. A
 token the phrasing itself negates ("identity, not equality") is optional and never contradicts.
 """
@@ -25,7 +29,6 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache, cached_property, lru_cache
@@ -71,12 +74,12 @@ UNORDERED_WINDOW_MIN = 10
 UNORDERED_WINDOW_PER_TOKEN = 3
 ORDERED_GAP = 0  # a cue's words in order, no other content word between two of them
 ORDERED_SPAN = 5  # ...and at most four words of any kind
+NUMBER_TOLERANCE = 0.02  # relative: a rounded value matches, another value does not
+MIN_REQUIRED = 2  # a phrasing reduced to fewer tokens by the question's words needs them all
 
 
 def _fold(text: str) -> str:
-    text = text.replace("’", "'").replace("‘", "'").replace("`", " ")
-    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
-    return folded.lower()
+    return _text.ascii_fold(text.replace("`", " "))
 
 
 def _number(token: str) -> str | None:
@@ -275,7 +278,8 @@ def _same_number(a: str, b: str) -> bool:
     if x == y:
         return True
     decimals = min(_decimals(a), _decimals(b))
-    return round(x, decimals) == round(y, decimals) and decimals >= 1
+    close = abs(x - y) <= NUMBER_TOLERANCE * max(abs(x), abs(y))  # "0.1" is not "0.05"
+    return close and decimals >= 1 and round(x, decimals) == round(y, decimals)
 
 
 def _decimals(number: str) -> int:
@@ -333,9 +337,19 @@ class Match:
     share: float  # of the phrasing's required tokens found together
     contradicted: bool
     needed: int
+    specific: bool = True  # False: one ordinary word ("random"), too little to say an idea
 
 
 NO_MATCH = Match(share=0.0, contradicted=False, needed=0)
+
+
+def _specific(required: Sequence[Token]) -> bool:
+    """Two tokens or more, or one that names something: a number, a code token or operator, or a
+    lexicon concept of several words ("low rank")."""
+    if len(required) != 1:
+        return True
+    token = required[0]
+    return token.number is not None or not token.text.isalpha()
 
 
 def find(
@@ -347,13 +361,16 @@ def find(
 ) -> Match:
     """How well `answer` says `phrasing` (see the module doc). Tokens in `ignore` (the question's)
     are not required unless nothing else is left."""
-    required = _distinct([t for t in phrasing.tokens if t.text not in ignore]) or _distinct(
-        list(phrasing.tokens)
-    )
+    everything = _distinct(list(phrasing.tokens))
+    required = _distinct([t for t in phrasing.tokens if t.text not in ignore])
+    if len(required) < min(MIN_REQUIRED, len(everything)):
+        # "rebinds items locally" for a question about `items = ...`: "local" alone says nothing
+        required = everything
     if not required or not answer.tokens:
         return NO_MATCH
     if ordered:
         return _find_ordered(required, answer)
+    specific = _specific(required)
     window = max(UNORDERED_WINDOW_MIN, UNORDERED_WINDOW_PER_TOKEN * len(required))
     denial = all(t.negated for t in required)  # "no copy is made": saying "a copy" contradicts
     # Per required token, where the answer says it: (position, agrees, contradicts).
@@ -389,7 +406,9 @@ def find(
         key = (mentioned / len(required), agreeing / len(required), not contradicted)
         if key > best_key:
             best_key = key
-            best = Match(share=key[1], contradicted=contradicted, needed=len(required))
+            best = Match(
+                share=key[1], contradicted=contradicted, needed=len(required), specific=specific
+            )
     return best
 
 

@@ -16,7 +16,9 @@ Score: the spec's weighted rubric (weights from the settings, 0.6 / 0.2 / 0.2 by
 
 With a rubric (every knowledge-base question), the key points decide:
 - correctness = (1 - LEXICAL_SHARE) x coverage + LEXICAL_SHARE x P(correct), scaled by the share
-  of points not denied, capped at MISCONCEPTION_CAP when a known misconception is stated;
+  of points not denied and by the answer's focus (1 once FOCUS_SHARE of its new content words are
+  the reference's or the key points', less for an answer mostly about something else: a wrong
+  idea told at length), capped at MISCONCEPTION_CAP when a known misconception is stated;
 - completeness = coverage, the mean point credit (halved when a misconception is stated);
 - clarity = length adequacy (ADEQUATE_WORDS content words are enough: a terse right answer is
   clear) x (0.5 + 0.5 x coverage), halved when the answer states a misconception or denies a
@@ -24,12 +26,13 @@ With a rubric (every knowledge-base question), the key points decide:
 
 Without a rubric (a caller's own question, the public benchmarks), the lexical reading decides:
 correctness = P(correct) (capped likewise, halved when the answer denies a reference sentence
-it talks about: "absorb less heat" for "absorb more heat"), completeness = the share of the
-reference's new
-content words the answer has, clarity = length adequacy against the reference (content words /
-max(2, a third of the reference's), capped at 1, x 0.7 past 4x the reference plus 20 words).
-Measured alternatives (symmetric features, precision as clarity) cut the position and length
-bias but cost SemEval accuracy and SAF correlation; see BENCHMARKS.md.
+it talks about: "absorb less heat" for "absorb more heat"); completeness = the harmonic mean of
+the share of the reference's new content words the answer says and the share of the answer's
+new content words that are the reference's (so saying more earns nothing by itself); clarity =
+ADEQUACY_SHARE x length adequacy against the reference (content words / max(2, a third of the
+reference's), capped at 1, x 0.7 past 4x the reference plus 20 words) + the rest x the share of
+the answer's words that are the reference's. These two halved the length bias inside a human
+grade on SemEval and SAF at no cost in agreement (BENCHMARKS.md).
 
 The verdict carries `certainty` (`uncertainty.py`): low when the two readings disagree, points
 are half-said, or much of the answer is in words the grader cannot place.
@@ -44,10 +47,12 @@ Error type, only when score < 0.8, first rule that holds:
 1b. INCOMPLETE no real attempt ("I don't know", under four words): nothing to diagnose yet;
 2. CARELESS    a near miss: coverage >= 0.7 with score >= 0.6, or a negation flip / opposite swap
                while coverage >= 0.5;
-3. PROCEDURAL  the question asks for code, steps, a fix or a computation, and coverage is partial;
-4. INCOMPLETE  what the answer says is right (at least half of its new content words are in
-               the reference or the key points) but points are missing; also empty and echo answers;
-5. CONCEPTUAL  otherwise: the answer is mostly content the reference does not contain.
+3. PROCEDURAL  the question asks for code, steps, a fix or a computation, the answer attempts it
+               (code or numbers) and coverage is partial;
+4. INCOMPLETE  what the answer says is right but points are missing: with a rubric, at least
+               SOME_COVERAGE of the points are made; without one, at least half of its new
+               content words are in the reference; also empty and echo answers;
+5. CONCEPTUAL  otherwise: the answer makes (almost) none of the points it was asked for.
 """
 
 from __future__ import annotations
@@ -77,6 +82,8 @@ DENIAL_MIN_SHARE = 0.5
 LEXICAL_SHARE = 0.2
 ADEQUATE_WORDS = 3
 RAMBLING_WORDS = 250
+FOCUS_SHARE = 0.3
+ADEQUACY_SHARE = 0.6
 NEAR_MISS_COVERAGE = 0.7
 SLIP_COVERAGE = 0.5
 PROCEDURAL_QUESTION = re.compile(
@@ -85,7 +92,16 @@ PROCEDURAL_QUESTION = re.compile(
     re.IGNORECASE,
 )
 
+ATTEMPTED_PROCEDURE = re.compile(r"\d|[=()\[\]]|\b(def|return|for|import)\b")
+SOME_COVERAGE = 0.25
+
 _default_calibration = cache(load_default)
+
+
+def focus_of(on_topic: float) -> float:
+    """1 when at least FOCUS_SHARE of the answer's new words are the reference's or the key
+    points'; less for an answer mostly about something else (a wrong idea at length)."""
+    return min(1.0, on_topic / FOCUS_SHARE)
 
 
 def length_adequacy(answer: TextView) -> float:
@@ -97,13 +113,21 @@ def length_adequacy(answer: TextView) -> float:
     return round(adequacy * (0.7 if n > RAMBLING_WORDS else 1.0), 4)
 
 
-def clarity_of(answer: TextView, reference: TextView) -> float:
-    """Length adequacy against the reference, with a penalty for rambling (see module doc)."""
+def clarity_of(answer: TextView, reference: TextView, *, precision: float) -> float:
+    """ADEQUACY_SHARE x length adequacy against the reference (a penalty for rambling) plus the
+    rest x precision, the share of the answer's words on the reference's point (module doc)."""
     n, r = len(answer.stems), len(reference.stems)
     if n == 0:
         return 0.0
-    adequacy = min(1.0, n / max(2.0, r / 3))
-    return round(adequacy * (0.7 if n > 4 * r + 20 else 1.0), 4)
+    adequacy = min(1.0, n / max(2.0, r / 3)) * (0.7 if n > 4 * r + 20 else 1.0)
+    return round(ADEQUACY_SHARE * adequacy + (1 - ADEQUACY_SHARE) * precision, 4)
+
+
+def completeness_of(features: Features) -> float:
+    """The harmonic mean of how much of the reference's new content the answer says and how much
+    of the answer's new content is the reference's: saying more earns nothing by itself."""
+    recall, precision = features.values["ref_recall_novel"], features.values["precision_novel"]
+    return 0.0 if recall + precision == 0 else 2 * recall * precision / (recall + precision)
 
 
 class OfflineGrader:
@@ -156,7 +180,7 @@ class OfflineGrader:
         coverage = sum(r.credit for r in results) / len(results)
         denied = sum(r.contradicted for r in results) / len(results)
         correctness = (1 - LEXICAL_SHARE) * coverage + LEXICAL_SHARE * probability
-        correctness *= 1 - denied
+        correctness *= (1 - denied) * focus_of(_on_topic_share(request, features))
         completeness = coverage
         if misconceptions:  # what else it says stands on a wrong idea: half credit at most
             correctness = min(correctness, MISCONCEPTION_CAP)
@@ -173,7 +197,9 @@ class OfflineGrader:
         score = rubric.weighted(self.weights)
         error = None
         if score < ERROR_CLASSIFICATION_BELOW:
-            error = _error_type(request, features, rubric, misconceptions=misconceptions)
+            error = _error_type(
+                request, features, rubric, coverage=coverage, misconceptions=misconceptions
+            )
             if denied and not misconceptions and error == "INCOMPLETE":
                 error = "CONCEPTUAL"
         covered = [r.point for r in results if r.covered]
@@ -213,16 +239,23 @@ class OfflineGrader:
         denied = denied_sentences(request.question, request.reference_answer, request.answer)
         if denied:  # "absorb less heat" against "absorb more heat"
             correctness *= DENIAL_FACTOR
-        completeness = features.values["ref_recall_novel"]
         rubric = RubricScores(
             correctness=round(correctness, 4),
-            completeness=round(completeness, 4),
-            clarity=clarity_of(TextView.of(request.answer), reference),
+            completeness=round(completeness_of(features), 4),
+            clarity=clarity_of(
+                TextView.of(request.answer), reference, precision=features.values["precision"]
+            ),
         )
         score = rubric.weighted(self.weights)
         error = None
         if score < ERROR_CLASSIFICATION_BELOW:
-            error = _error_type(request, features, rubric, misconceptions=misconceptions)
+            error = _error_type(
+                request,
+                features,
+                rubric,
+                coverage=features.values["ref_recall_novel"],
+                misconceptions=misconceptions,
+            )
         return Verdict(
             score=score,
             rubric=rubric,
@@ -276,10 +309,11 @@ def _error_type(
     features: Features,
     rubric: RubricScores,
     *,
+    coverage: float,
     misconceptions: list[str],
 ) -> ErrorType:
-    """The first rule of the module docstring's list that holds."""
-    coverage = rubric.completeness
+    """The first rule of the module docstring's list that holds; `coverage` is the key-point
+    coverage, or without a rubric the share of the reference's new content words said."""
     slip = features.values["negation_mismatch"] > 0 or features.values["opposite_swap"] > 0
     if misconceptions:
         return "CONCEPTUAL"
@@ -289,12 +323,15 @@ def _error_type(
         slip and coverage >= SLIP_COVERAGE
     ):
         return "CARELESS"
-    if PROCEDURAL_QUESTION.search(request.question) and 0.0 < coverage < NEAR_MISS_COVERAGE:
+    if (
+        PROCEDURAL_QUESTION.search(request.question)
+        and ATTEMPTED_PROCEDURE.search(request.answer)
+        and 0.0 < coverage < NEAR_MISS_COVERAGE
+    ):
         return "PROCEDURAL"
-    on_topic = _on_topic_share(request, features)
-    if on_topic >= 0.5:
-        return "INCOMPLETE"
-    return "CONCEPTUAL"
+    if request.rubric:
+        return "INCOMPLETE" if coverage >= SOME_COVERAGE else "CONCEPTUAL"
+    return "INCOMPLETE" if _on_topic_share(request, features) >= 0.5 else "CONCEPTUAL"
 
 
 def _on_topic_share(request: GradingRequest, features: Features) -> float:
