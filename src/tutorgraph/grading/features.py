@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from tutorgraph.grading import _text
+from tutorgraph.grading.meaning import Analysis
 
 FEATURE_NAMES: tuple[str, ...] = (
     "ref_recall",
@@ -161,8 +162,11 @@ def extract(question: str, references: Sequence[str], answer: str) -> Features:
 
 
 def is_echo(question: str, answer: str) -> bool:
-    """The answer only restates the question: all its content words come from the question."""
+    """The answer only restates the question: all its content words come from the question, and
+    so do its numbers, code tokens and operators (`tags=None` is not in `tags=[]`)."""
     q, a = TextView.of(question), TextView.of(answer)
     if not a.stem_set or not q.stem_set or not a.stem_set <= q.stem_set:
+        return False
+    if not Analysis.of(answer).texts <= Analysis.of(question).texts:
         return False
     return len(a.stem_set) / len(q.stem_set) >= ECHO_SHARE

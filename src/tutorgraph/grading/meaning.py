@@ -21,7 +21,9 @@ not "0.05"). Maths symbols are spelled out before anything else ("−0.5" is -0.
 "sigmoid", "≪" is "<<"). A phrasing whose words are almost all the question's ("rebinds items
 locally" for a question about `items = ...`) needs all its words, question words included; one
 reduced to a single ordinary word ("random") is not *specific* and credits nothing. The match is *contradicted* when a token the phrasing asserts is
-negated in the answer, or the answer uses its opposite ("mutable" for "immutable") instead. A
+negated in the answer, or the answer uses its opposite ("mutable" for "immutable") instead, in a
+window that says at least CONTRADICTION_MIN_SHARE of the phrasing (one shared word is not the
+answer talking about the point). A
 token the phrasing itself negates ("identity, not equality") is optional and never contradicts.
 """
 
@@ -75,7 +77,8 @@ UNORDERED_WINDOW_PER_TOKEN = 3
 ORDERED_GAP = 0  # a cue's words in order, no other content word between two of them
 ORDERED_SPAN = 5  # ...and at most four words of any kind
 NUMBER_TOLERANCE = 0.02  # relative: a rounded value matches, another value does not
-MIN_REQUIRED = 2  # a phrasing reduced to fewer tokens by the question's words needs them all
+MIN_REQUIRED = 2
+CONTRADICTION_MIN_SHARE = 0.5  # a phrasing reduced to fewer tokens by the question's words needs them all
 
 
 def _fold(text: str) -> str:
@@ -403,6 +406,8 @@ def find(
             elif any(contra for _, contra in inside):
                 contradicted = True
                 mentioned += 1
+        # A denial counts where the answer talks about the phrasing, not over one shared word.
+        contradicted = contradicted and mentioned / len(required) >= CONTRADICTION_MIN_SHARE
         key = (mentioned / len(required), agreeing / len(required), not contradicted)
         if key > best_key:
             best_key = key
