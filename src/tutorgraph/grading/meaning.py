@@ -20,10 +20,10 @@ the less precise side gives and within NUMBER_TOLERANCE of it ("0.73" is "0.7311
 not "0.05"). Maths symbols are spelled out before anything else ("−0.5" is -0.5, "σ" is
 "sigmoid", "≪" is "<<"). A phrasing whose words are almost all the question's ("rebinds items
 locally" for a question about `items = ...`) needs all its words, question words included; one
-reduced to a single ordinary word ("random") is not *specific* and credits nothing. The match is *contradicted* when a token the phrasing asserts is
-negated in the answer, or the answer uses its opposite ("mutable" for "immutable") instead, in a
-window that says at least CONTRADICTION_MIN_SHARE of the phrasing (one shared word is not the
-answer talking about the point). A
+reduced to a single ordinary word ("random") is not *specific* and credits nothing.
+The match is *contradicted* when a token the phrasing asserts is negated in the answer, or the
+answer uses its opposite ("mutable" for "immutable") instead, in a window that says at least
+CONTRADICTION_MIN_SHARE of the phrasing (one shared word is not the answer talking about it). A
 token the phrasing itself negates ("identity, not equality") is optional and never contradicts.
 """
 
@@ -77,8 +77,8 @@ UNORDERED_WINDOW_PER_TOKEN = 3
 ORDERED_GAP = 0  # a cue's words in order, no other content word between two of them
 ORDERED_SPAN = 5  # ...and at most four words of any kind
 NUMBER_TOLERANCE = 0.02  # relative: a rounded value matches, another value does not
-MIN_REQUIRED = 2
-CONTRADICTION_MIN_SHARE = 0.5  # a phrasing reduced to fewer tokens by the question's words needs them all
+MIN_REQUIRED = 2  # a phrasing reduced to fewer tokens by the question's words needs them all
+CONTRADICTION_MIN_SHARE = 0.5
 
 
 def _fold(text: str) -> str:
