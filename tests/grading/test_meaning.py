@@ -55,6 +55,36 @@ def test_numbers_must_agree_to_the_coarser_precision() -> None:
     assert says("the loss is 0.693", "loss 0.59")[0] < 1.0
 
 
+def test_a_rounded_value_matches_but_another_value_does_not() -> None:
+    assert says("new weight 0.05", "the new weight is 0.05")[0] == 1.0
+    assert says("new weight 0.05", "the new weight is 0.1")[0] < 1.0  # 0.05 rounds to 0.1
+
+
+def test_maths_symbols_are_read_as_written() -> None:
+    assert says("dL/dw = -0.5", "dL/dw = (−1)(0.25)(2) = −0.5")[0] == 1.0
+    assert says("dL/dw = -0.5", "dL/dw = 0.5")[0] < 1.0
+    assert says("sigmoid(0) = 0.5", "σ(0) = 0.5")[0] == 1.0
+    assert says("r much smaller than d", "r ≪ d")[0] < 1.0  # the symbol is not the words...
+    assert says("r << d", "r ≪ d")[0] == 1.0  # ...but it is the operator
+
+
+def test_one_ordinary_word_does_not_make_a_point() -> None:
+    question = "How is each LoRA factor initialised?"
+    # "A random" comes down to "random": an answer that says "randomly" elsewhere makes nothing
+    wrong = "Both are set to zero. Initialising either one randomly would break training."
+    assert assess_points(question, wrong, ["A random"])[0].credit == 0.0
+    # a phrasing made only of the question's words needs them all
+    rebinds = assess_points("Why is `items = items + [1]` invisible?", "a local", ["items local"])
+    assert rebinds[0].credit == 0.0
+
+
+def test_a_denial_needs_the_answer_to_talk_about_the_point() -> None:
+    _share, contradicted = says(
+        "the test set is not used for selection", "they used cross-validation on the train split"
+    )
+    assert not contradicted
+
+
 def test_words_scattered_over_a_long_answer_do_not_make_a_point() -> None:
     filler = " ".join(f"word{i}" for i in range(40))
     assert says("mutable default argument", f"mutable {filler} default {filler} argument")[0] < 1

@@ -260,3 +260,39 @@ def test_saying_the_opposite_of_the_reference_costs_correctness(grader: OfflineG
     )
     assert right.score >= 0.8
     assert wrong.score < right.score - 0.2 and "opposite" in wrong.reasoning
+
+
+def test_code_that_fixes_the_question_code_is_not_an_echo(grader: OfflineGrader) -> None:
+    question = "Explain and fix:\n\n    def add_tag(tag, tags=[]):\n        tags.append(tag)"
+    request = GradingRequest(
+        question=question,
+        reference_answer="Defaults are evaluated once; use None as a sentinel.",
+        answer="def add_tag(tag, tags=None):\n    if tags is None:\n        tags = []",
+        rubric=["use None as a sentinel"],
+        phrasings={"use None as a sentinel": ["tags=None"]},
+    )
+    verdict = grader.grade(request)
+    assert verdict.covered_key_points == ["use None as a sentinel"]
+    echo = request.model_copy(update={"answer": "def add_tag(tag, tags=[]): tags.append(tag)"})
+    assert grader.grade(echo).reasoning == "The answer only restates the question."
+
+
+def test_an_answer_mostly_about_something_else_loses_correctness(grader: OfflineGrader) -> None:
+    point = "a generator is lazy and produces items one at a time"
+    base = GradingRequest(
+        question="What does a generator do?",
+        reference_answer="A generator is lazy: it produces items one at a time on demand.",
+        answer="A generator is lazy and produces items one at a time.",
+        rubric=[point],
+    )
+    focused = grader.grade(base)
+    wandering = grader.grade(
+        base.model_copy(
+            update={
+                "answer": base.answer + " Threads share memory, the GIL serialises bytecode, "
+                "processes need pickling, asyncio schedules coroutines on an event loop and "
+                "decorators wrap functions with closures."
+            }
+        )
+    )
+    assert focused.rubric.correctness > wandering.rubric.correctness
