@@ -100,3 +100,19 @@ def test_pool_learners_answer_by_mastery_from_the_pool() -> None:
     other = next(q.id for q in kb.topic(topic).questions if q.id != QUESTION)
     learner.answer(other, topic)  # no pool answers for it: another question's, counted
     assert learner.fallbacks == 1
+
+
+def test_the_shipped_answer_set_covers_every_bank_question_three_ways() -> None:
+    answers = load_answers(Path(__file__).resolve().parents[2] / "benchmarks" / "learner_answers")
+    by_question: dict[str, list[str]] = {}
+    for answer in answers:
+        by_question.setdefault(answer.question_id, []).append(answer.category)
+    bank = {
+        q.id
+        for d in ("python", "machine-learning")
+        for t in get_domain(d).domain.topics
+        for q in t.questions
+    }
+    assert set(by_question) == bank
+    assert all(sorted(c) == ["correct", "partial", "wrong"] for c in by_question.values())
+    assert sum(a.misconception is not None for a in answers) >= 100  # the labelled-set floor
