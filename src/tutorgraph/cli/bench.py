@@ -41,6 +41,30 @@ def retrieval(
     console.print(f"wrote {out}")
 
 
+@bench_app.command("questions")
+def questions(
+    data: Annotated[Path, typer.Option(help="Labelled learner questions (YAML).")] = Path(
+        "benchmarks/tutor/learner_questions.yaml"
+    ),
+    content: Annotated[Path, typer.Option(help="Content directory.")] = Path("content"),
+    out: OutOption = Path("BENCHMARKS.md"),
+) -> None:
+    """Which lesson and heading the offline tutor answers learner-phrased questions from."""
+    from tutorgraph.bench.tutor_questions import markdown, run_questions_benchmark
+
+    result = run_questions_benchmark(content_dir=content, path=data)
+    console.print(
+        f"{len(result.cases)} questions: lesson@1 {result.share('lesson'):.3f}, heading "
+        f"{result.share('heading'):.3f}, redirected {result.share('redirect'):.3f}",
+        highlight=False,
+    )
+    command = "tutorgraph bench questions"
+    if data != Path("benchmarks/tutor/learner_questions.yaml"):
+        command += f" --data {data}"
+    write_section(out, "tutor-questions", markdown(result, command))
+    console.print(f"wrote {out}")
+
+
 @bench_app.command("kt")
 def kt(
     data: Annotated[Path, typer.Option(help="The assistments2009 benchmark folder.")] = Path(
@@ -347,6 +371,7 @@ def load(
 def run_all(out: OutOption = Path("BENCHMARKS.md")) -> None:
     """Every benchmark whose data is available (pyBKT side by side when .bench-venv exists)."""
     retrieval(out=out)
+    questions(out=out)
     answers(out=out)
     for name, path in GRADING_DATA.items():
         if path.is_file():

@@ -73,7 +73,14 @@ def split_sections(markdown: str) -> list[Section]:
 
 
 def _plain(title: str) -> str:
-    return re.sub(r"[`*_]", "", title).strip()
+    """A heading without markdown emphasis or code marks; code stays as written (`d_k`,
+    `tmp_path`, `__init__`)."""
+    parts = re.split(r"(`[^`]*`)", title)
+    plain = [
+        part.strip("`") if part.startswith("`") else re.sub(r"\*+|(?<!\w)_+|_+(?!\w)", "", part)
+        for part in parts
+    ]
+    return "".join(plain).strip()
 
 
 def chunk_markdown(

@@ -64,9 +64,12 @@ def _index_text(chunk: IndexedChunk) -> str:
     return f"{chunk.lesson_title} {heads} {heads}\n{chunk.text}"
 
 
+INDEX_VERSION = "2"  # bump when chunking or indexing changes: every index is rebuilt
+
+
 def fingerprint(lessons: Sequence[LessonDoc]) -> str:
     joined = "|".join(f"{doc.id}:{doc.content_hash}" for doc in sorted(lessons, key=lambda d: d.id))
-    return hashlib.sha256(joined.encode()).hexdigest()
+    return hashlib.sha256(f"{INDEX_VERSION}|{joined}".encode()).hexdigest()
 
 
 class CourseIndex:

@@ -15,10 +15,15 @@ from tutorgraph.tutor._text import code_blocks, is_plain, sentences, shorten, st
 from tutorgraph.tutor.blocks import QuizBlock, ResourceBlock, render_block
 from tutorgraph.tutor.context import Mode, QuizCard, TutorContext
 
-RELEVANCE = 0.5  # share of the question's content words a passage must contain
-UNKNOWN_SHARE = 0.5  # share of content words absent from every passage that means off-topic
+RELEVANCE = 0.3  # share of a long question's content words a passage must contain...
+MIN_MATCHED = 2  # ...and at least this many of them
+SHORT_SHARE = 0.6  # a short question (few content words) needs most of its words said
+WEAK_MATCH_SCORE = 3.5  # a passage saying few of the words must be a strong search match
+CLOSE_TO_BEST = 0.6  # a passage must say nearly as many of the question's words as the best one
 LESSON_BONUS = 1.25  # the current lesson's passages win close calls
-CLOSE_TO_BEST = 0.75  # a passage must cover nearly as much of the question as the best one
+REFERENCE_NOTES = 0.4  # the lesson itself before its reference notes
+GENERIC_SECTION = 0.6  # "Key takeaways", "FAQ": summaries, not the section that explains
+HEADING_MATCH = 1.0  # a heading that names the question's words: up to twice the weight
 GENERIC_HEADINGS = re.compile(
     r"^(faq|frequently asked|definitions?|key takeaways|summary|overview|common misconceptions|"
     r"canonical sources|reference)",
@@ -84,24 +89,50 @@ CHECKS: dict[Mode, tuple[str, ...]] = {
 
 
 def relevant(passages: list[Passage], question: str, *, prefer: str = "") -> list[Passage]:
-    """Passages that answer the question, best first (the `prefer`red lesson gets a head start).
-    None when half the question's content words appear nowhere in what was retrieved: the
-    question is about something the course does not cover."""
+    """Passages that answer the question, best first; none when the question is about something
+    the course does not cover.
+
+    On topic: a passage says at least MIN_MATCHED of the question's content words (one, for a
+    question of one or two) and at least RELEVANCE of them, or TWO_THIRDS of a short question's.
+    A long, chatty question ("so i tried ... and my boss said ...") is judged by the words the
+    course knows, not diluted by the rest; but a passage that says fewer than SHORT_SHARE of them
+    must also be a strong search match (WEAK_MATCH_SCORE: "the best pizza topping" shares
+    "best" and "top" with a passage on top-k sampling, both common words, so a low score). Ranking (`rank_key`): the search score, the current
+    lesson first, lesson text before reference notes, specific sections before summaries ("Key
+    takeaways", "FAQ"), and sections whose heading names what is asked."""
     wanted = stem_set(question)
     if not wanted or not passages:
         return []
     vocabularies = [_vocabulary(p) for p in passages]
-    unknown = wanted - set().union(*vocabularies)
-    if len(unknown) / len(wanted) >= UNKNOWN_SHARE:
-        return []
-    coverage = [len(wanted & v) / len(wanted) for v in vocabularies]
-    floor = max(RELEVANCE, CLOSE_TO_BEST * max(coverage))
-    kept = [p for p, c in zip(passages, coverage, strict=True) if c >= floor]
-    kept.sort(key=lambda p: p.score * (LESSON_BONUS if p.lesson == prefer else 1.0), reverse=True)
+    matched = [len(wanted & v) for v in vocabularies]
+    needed = 1 if len(wanted) <= 2 else MIN_MATCHED
+    share = max(RELEVANCE, min(SHORT_SHARE, needed / len(wanted)))
+    kept = [
+        p
+        for p, m in zip(passages, matched, strict=True)
+        if m >= needed
+        and m / len(wanted) >= min(share, SHORT_SHARE)
+        and m >= CLOSE_TO_BEST * max(matched)
+        and (m / len(wanted) >= SHORT_SHARE or p.score >= WEAK_MATCH_SCORE)
+    ]
+    kept.sort(key=lambda p: rank_key(p, wanted, prefer), reverse=True)
     unique: dict[tuple[str, str], Passage] = {}
     for passage in kept:
         unique.setdefault((passage.lesson, passage.text[:200]), passage)
     return list(unique.values())
+
+
+def rank_key(passage: Passage, wanted: set[str], prefer: str) -> float:
+    """How well a passage answers: its search score, weighted (see `relevant`)."""
+    weight = LESSON_BONUS if prefer and passage.lesson == prefer else 1.0
+    if passage.source != "lesson":
+        weight *= REFERENCE_NOTES
+    heading = headings(passage)[-1] if passage.heading_path else ""
+    if GENERIC_HEADINGS.match(heading) or len(passage.heading_path) < 2:
+        weight *= GENERIC_SECTION  # a summary, or the document's introduction
+    named = wanted & stem_set(" ".join(headings(passage)))
+    weight *= 1.0 + HEADING_MATCH * len(named) / len(wanted)
+    return passage.score * weight
 
 
 def _vocabulary(passage: Passage) -> set[str]:
