@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import re
 import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
@@ -30,13 +29,11 @@ from tutorgraph.evals.runner import TutorRunner
 from tutorgraph.settings import Settings
 from tutorgraph.store import migrate
 from tutorgraph.store.db import Database
+from tutorgraph.tutor._compose import citations
 
 DEFAULT_PATH = Path("benchmarks/tutor/learner_questions.yaml")
 HEADING_TARGET = 0.85
 LESSON_TARGET = 0.90
-_CITATION = re.compile(
-    r"_\(Source: (?P<title>[^›)]+?)(?:, reference notes)?(?: › (?P<path>[^)]*))?\)_"
-)
 
 
 class LearnerQuestion(BaseModel):
@@ -107,15 +104,10 @@ def load_questions(path: Path = DEFAULT_PATH) -> list[LearnerQuestion]:
 
 def first_citation(reply: str) -> tuple[str | None, str | None, bool]:
     """(lesson title, most specific heading, from reference notes) of the reply's first citation."""
-    match = _CITATION.search(reply)
-    if match is None:
+    found = citations(reply)
+    if not found:
         return None, None, False
-    path = [p.strip() for p in (match.group("path") or "").split("›") if p.strip()]
-    return (
-        match.group("title").strip(),
-        (path[-1] if path else None),
-        "reference notes" in match.group(0),
-    )
+    return found[0].lesson_title, found[0].heading or None, found[0].reference_notes
 
 
 async def _ask_all(runner: TutorRunner, cases: list[LearnerQuestion]) -> list[Answered]:

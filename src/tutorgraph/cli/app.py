@@ -13,6 +13,7 @@ from tutorgraph.cli._console import console, err_console
 from tutorgraph.cli.assess import assess
 from tutorgraph.cli.bench import bench_app
 from tutorgraph.cli.db import db_app
+from tutorgraph.cli.evals import eval_app
 from tutorgraph.cli.grade import grade
 from tutorgraph.cli.kb import kb_app
 from tutorgraph.cli.mastery import mastery_app
@@ -31,6 +32,7 @@ app.add_typer(users_app, name="users")
 app.add_typer(kb_app, name="kb")
 app.add_typer(bench_app, name="bench")
 app.add_typer(mastery_app, name="mastery")
+app.add_typer(eval_app, name="eval")
 app.command()(grade)
 app.command()(assess)
 

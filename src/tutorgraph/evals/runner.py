@@ -5,6 +5,8 @@ learner message, the tutor's reply, and every tool call with its arguments and r
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -76,10 +78,18 @@ class Transcript:
 class TutorRunner:
     """One tutor on one database: contexts per lesson and mode, and turns through the loop."""
 
-    def __init__(self, *, settings: Settings, database: Database, model: Model) -> None:
+    def __init__(
+        self,
+        *,
+        settings: Settings,
+        database: Database,
+        model: Model,
+        ablate: Sequence[str] = (),
+    ) -> None:
         self.settings = settings
         self.database = database
         self.model = model
+        self.ablate = tuple(ablate)
         self.indexes = SearchIndexes(settings.index_dir)
         self.tools = tools_for(settings.search)
 
@@ -95,7 +105,8 @@ class TutorRunner:
     async def turn(self, context: TutorContext, history: list[Message], text: str) -> TurnRecord:
         """One learner message and the tutor's whole reply, tool rounds included."""
         names = [tool.name for tool in self.tools]
-        messages = [Message.system(select_prompt(context, names)), *history, Message.user(text)]
+        system = ablated(select_prompt(context, names), self.ablate)
+        messages = [Message.system(system), *history, Message.user(text)]
         executor = ToolExecutor(
             context=context,
             database=self.database,
@@ -131,6 +142,16 @@ class TutorRunner:
                 record.error = event.message
         record.reply = "".join(parts)
         return record
+
+
+def ablated(prompt: str, drop: Sequence[str]) -> str:
+    """The prompt without the sections whose title contains one of `drop` ("principles",
+    "rhythm", "reference", "curriculum", "images", "formats"...): for ablation runs."""
+    if not drop:
+        return prompt
+    sections = re.split(r"\n\n(?=# )", prompt)
+    kept = [s for s in sections if not any(d.lower() in s.splitlines()[0].lower() for d in drop)]
+    return "\n\n".join(kept)
 
 
 def _arguments(raw: str) -> dict[str, Any]:

@@ -96,10 +96,12 @@ def relevant(passages: list[Passage], question: str, *, prefer: str = "") -> lis
     question of one or two) and at least RELEVANCE of them, or TWO_THIRDS of a short question's.
     A long, chatty question ("so i tried ... and my boss said ...") is judged by the words the
     course knows, not diluted by the rest; but a passage that says fewer than SHORT_SHARE of them
-    must also be a strong search match (WEAK_MATCH_SCORE: "the best pizza topping" shares
-    "best" and "top" with a passage on top-k sampling, both common words, so a low score). Ranking (`rank_key`): the search score, the current
-    lesson first, lesson text before reference notes, specific sections before summaries ("Key
-    takeaways", "FAQ"), and sections whose heading names what is asked."""
+    must also be a strong search match (WEAK_MATCH_SCORE: "the best pizza topping" shares "best"
+    and "top" with a passage on top-k sampling, both common words, so a low score).
+
+    Ranking (`rank_key`): the search score, the current lesson first, lesson text before
+    reference notes, specific sections before summaries ("Key takeaways", "FAQ"), and sections
+    whose heading names what is asked."""
     wanted = stem_set(question)
     if not wanted or not passages:
         return []
@@ -153,6 +155,38 @@ def citation(passage: Passage) -> str:
             f"_(Source: {title}, reference notes › {where})_" if where else f"_(Source: {title})_"
         )
     return f"_(Source: {title} › {where})_" if where else f"_(Source: {title})_"
+
+
+_CITATION = re.compile(
+    r"_\(Source: (?P<title>.+?)(?P<notes>, reference notes)?(?: › (?P<path>.*?))?\)_"
+)
+_CODE_SOURCE = re.compile(r"^From (?P<title>.+?)(?: › (?P<path>.*?))?:$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Cited:
+    """A passage a reply cites: its lesson's title and heading path (as `citation` writes it)."""
+
+    lesson_title: str
+    heading_path: tuple[str, ...]
+    reference_notes: bool = False
+
+    @property
+    def heading(self) -> str:
+        return self.heading_path[-1] if self.heading_path else ""
+
+
+def citations(reply: str) -> list[Cited]:
+    """The passages a reply cites, in order: its `_(Source: ...)_` lines and code sources."""
+    found: list[tuple[int, Cited]] = []
+    for match in _CITATION.finditer(reply):
+        path = tuple(p.strip() for p in (match.group("path") or "").split(" › ") if p.strip())
+        cited = Cited(match.group("title").strip(), path, bool(match.group("notes")))
+        found.append((match.start(), cited))
+    for match in _CODE_SOURCE.finditer(reply):
+        path = tuple(p.strip() for p in (match.group("path") or "").split(" › ") if p.strip())
+        found.append((match.start(), Cited(match.group("title").strip(), path)))
+    return [cited for _, cited in sorted(found, key=lambda item: item[0])]
 
 
 def focus_of(passages: list[Passage], context: TutorContext) -> str:
