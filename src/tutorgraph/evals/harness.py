@@ -135,7 +135,7 @@ async def run_scenario(
         await judge(judge_model, scenario, transcript, "alignment"),
         await judge(judge_model, scenario, transcript, "outcome"),
     ]
-    lesson_text = course_text("" if scenario.explore else scenario.lesson)
+    lesson_text = course_text("")  # a reply may cite any lesson of the course
     return ScenarioResult(
         id=scenario.id,
         title=scenario.title,

@@ -26,6 +26,17 @@ class Resource(_Strict):
     why: str = Field(min_length=3)
 
 
+class Analogy(_Strict):
+    """A picture a tutor can teach one idea of the topic with, and build on in the next turn."""
+
+    idea: str = Field(min_length=2)
+    keywords: list[str] = Field(min_length=1)
+    picture: str = Field(min_length=10)
+    mapping: list[str] = Field(min_length=1)
+    extension: str = ""
+    breaks: str = ""
+
+
 class Question(_Strict):
     id: str = Field(pattern=ID_PATTERN)
     bloom_level: BloomLevel
@@ -64,6 +75,7 @@ class Topic(_Strict):
     key_points: list[str] = Field(min_length=1)
     misconceptions: list[Misconception] = Field(default_factory=list)
     resources: list[Resource] = Field(default_factory=list)
+    analogies: list[Analogy] = Field(default_factory=list)
     questions: list[Question] = Field(default_factory=list)
 
     @model_validator(mode="after")

@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from tutorgraph.content.chunking import split_sections
+from tutorgraph.tutor._analogies import analogy_text, find_analogy
 from tutorgraph.tutor._text import code_blocks, is_plain, sentences, shorten, stem_set
 from tutorgraph.tutor.blocks import QuizBlock, ResourceBlock, render_block
 from tutorgraph.tutor.context import Mode, QuizCard, TutorContext
@@ -228,7 +229,7 @@ def answer(
     if chosen and chosen[0].lesson and chosen[0].lesson != context.lesson_slug:
         parts.append(_elsewhere(chosen[0], context))
     if mode == "analogy":
-        parts.extend(_analogy(chosen, passages, question))
+        parts.extend(_analogy_mode(context, chosen, passages, question))
     elif mode == "code":
         on_lesson = chosen[0].lesson == context.lesson_slug
         parts.extend(
@@ -294,7 +295,23 @@ def _elsewhere(passage: Passage, context: TutorContext) -> str:
     return f"This lesson doesn't cover it, but **{passage.lesson_title}** does:"
 
 
-def _analogy(chosen: list[Passage], passages: list[Passage], question: str) -> list[str]:
+def _analogy_mode(
+    context: TutorContext, chosen: list[Passage], passages: list[Passage], question: str
+) -> list[str]:
+    """Analogy mode: the knowledge base's analogy for the idea asked about, mapped back onto the
+    course's words; else the course's own picture, or an invitation to build one."""
+    focus = focus_of(chosen, context)
+    analogy = find_analogy(context, f"{question} {focus}")
+    if analogy is None:
+        return analogy_parts(chosen, passages, question)
+    core = " ".join(pick_sentences(chosen[0], question, 2, plain=False))
+    return [
+        f"Think of it this way. {analogy_text(analogy)}",
+        f"Now map it onto the real thing: {core}\n{citation(chosen[0])}",
+    ]
+
+
+def analogy_parts(chosen: list[Passage], passages: list[Passage], question: str) -> list[str]:
     """The course's own picture for the idea when it has one; otherwise an invitation to build
     one (the offline tutor does not invent analogies)."""
     core = chosen[0]
@@ -312,6 +329,18 @@ def _analogy(chosen: list[Passage], passages: list[Passage], question: str) -> l
     if picked:
         parts.append(f"Here's the idea we need a picture for: {picked}\n{citation(core)}")
     return parts
+
+
+def code_parts(chosen: list[Passage], question: str, context: TutorContext) -> list[str]:
+    """The code for `question` from the passages, or the whole current lesson when they are
+    from it (see `_code`)."""
+    on_lesson = bool(chosen) and chosen[0].lesson == context.lesson_slug
+    return _code(
+        chosen,
+        question,
+        lesson_content=context.lesson_content if on_lesson else "",
+        lesson_title=context.lesson_title,
+    )
 
 
 def _code(
@@ -355,6 +384,21 @@ def _code_pieces(code: str) -> list[str]:
     """A code block cut at blank lines: a function or a few statements each."""
     pieces = [piece.strip("\n") for piece in re.split(r"\n\s*\n", code) if piece.strip()]
     return pieces or [code]
+
+
+def check_for(context: TutorContext, focus: str, turn: int) -> str:
+    """An open check question in the teaching mode's voice, about `focus`."""
+    templates = CHECKS[context.mode]
+    return templates[turn % len(templates)].format(focus=focus)
+
+
+def lesson_sections(markdown: str) -> list[tuple[str, list[str]]]:
+    """(most specific heading, prose sentences) of each section of a lesson, in order."""
+    found = []
+    for section in split_sections(markdown):
+        heading = section.heading_path[-1] if section.heading_path else ""
+        found.append((heading, sentences("\n\n".join(section.blocks))))
+    return found
 
 
 def check(context: TutorContext, question: str, chosen: list[Passage], history: list[str]) -> str:

@@ -28,8 +28,11 @@ from tutorgraph.llm import (
 )
 from tutorgraph.offload import run_cpu_bound
 from tutorgraph.tutor import _compose as compose
+from tutorgraph.tutor import _explore as explore
+from tutorgraph.tutor import _follow_up as follow_up
 from tutorgraph.tutor._text import stem_set
 from tutorgraph.tutor.context import TutorContext
+from tutorgraph.tutor.dialogue import Dialogue, move_of, query_for
 from tutorgraph.wording import counted
 
 TUTOR_AGENT = "tutor"
@@ -72,12 +75,14 @@ class Turn:
     question: str
     history: list[str] = field(default_factory=list)
     results: list[tuple[ToolCall, dict[str, Any]]] = field(default_factory=list)
+    asked: list[str] = field(default_factory=list)  # the learner's earlier messages
 
     @classmethod
     def read(cls, messages: Sequence[Message]) -> Turn:
         last_user = max((i for i, m in enumerate(messages) if m.role == "user"), default=-1)
         question = (messages[last_user].content or "") if last_user >= 0 else ""
         history = [m.content or "" for m in messages[:last_user] if m.role == "assistant"]
+        asked = [m.content or "" for m in messages[:last_user] if m.role == "user"]
         calls = {
             call.id: call
             for m in messages[last_user + 1 :]
@@ -90,7 +95,7 @@ class Turn:
                 continue
             call = calls.get(m.tool_call_id or "") or ToolCall(id="", name=m.name or "")
             results.append((call, _json_object(m.content or "")))
-        return cls(question.strip(), history, results)
+        return cls(question.strip(), history, results, asked)
 
     def called(self, name: str) -> bool:
         return any(call.name == name for call, _ in self.results)
@@ -166,22 +171,37 @@ def next_step(context: TutorContext, turn: Turn, tools: set[str]) -> ToolRequest
 
 
 def _question_step(context: TutorContext, turn: Turn, tools: set[str]) -> ToolRequest | str:
+    dialogue = Dialogue.read(turn.asked, turn.history)
+    move = move_of(turn.question, dialogue, explore=context.exploration_mode)
+    if move == "catalogue":
+        return explore.catalogue(context)
+    if move == "what_next":
+        return explore.what_next(context, turn.question)
     lesson_mode = not context.exploration_mode and bool(context.lesson_slug)
+    if move == "summary" and lesson_mode and dialogue.topic is None:
+        return follow_up.summary(context, [])
+    query = query_for(turn.question, move, dialogue)
     if not turn.called("search_course"):
         if "search_course" not in tools:
             return "I can't search the course material right now, so I won't guess. Try again soon."
         if not lesson_mode:
-            return ToolRequest(
-                LEAD_SEARCH_EXPLORE, [_call("search_course", {"query": turn.question})]
-            )
+            return ToolRequest(LEAD_SEARCH_EXPLORE, [_call("search_course", {"query": query})])
         calls = [
-            _call("search_course", {"query": turn.question, "lesson_slug": context.lesson_slug}),
-            _call("search_course", {"query": turn.question}),
+            _call("search_course", {"query": query, "lesson_slug": context.lesson_slug}),
+            _call("search_course", {"query": query}),
         ]
         if context.mode == "code" and "get_lesson_context" in tools:
             calls.append(_call("get_lesson_context", {"lesson_slug": context.lesson_slug}))
         return ToolRequest(LEAD_SEARCH, calls)
-    passages = compose.relevant(turn.passages(), turn.question, prefer=context.lesson_slug)
+    found = turn.passages()
+    if move != "new" and dialogue.topic is not None:
+        # A follow-up is about the topic: its section first, whatever else the search found.
+        passages = follow_up.on_topic(
+            compose.relevant(found, query, prefer=context.lesson_slug) or found, dialogue
+        )
+        if passages:
+            return follow_up.reply(move, context, turn.question, passages, dialogue)
+    passages = compose.relevant(found, query, prefer=context.lesson_slug)
     if not passages:
         return redirect(context)
     fetched = turn.result("get_lesson_context") or {}

@@ -1,0 +1,41 @@
+"""Analogies from the knowledge base (`Topic.analogies`, authored per idea of a topic): the one
+that fits what is asked, for the lesson's concepts, and how it reads in a reply."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tutorgraph.knowledge import find_topic
+from tutorgraph.knowledge.schema import Analogy
+from tutorgraph.tutor._text import stem_set
+from tutorgraph.tutor.context import TutorContext
+
+
+def find_analogy(context: TutorContext, about: str) -> Analogy | None:
+    """The knowledge base's analogy whose idea and keywords best match `about`, for the lesson's
+    concepts (None when it has none for them)."""
+    wanted = stem_set(about)
+    best: tuple[int, Analogy] | None = None
+    for concept in context.concepts:
+        found = find_topic(concept)
+        if found is None:
+            continue
+        kb, topic_id = found
+        for analogy in kb.topic(topic_id).analogies:
+            score = len(wanted & stem_set(f"{analogy.idea} {' '.join(analogy.keywords)}"))
+            if best is None or score > best[0]:
+                best = (score, analogy)
+    return best[1] if best is not None else None
+
+
+def used_in(analogy: Analogy, replies: Sequence[str]) -> bool:
+    """Whether an earlier reply already offered this analogy."""
+    return any(analogy.picture[:60] in reply for reply in replies)
+
+
+def analogy_text(analogy: Analogy) -> str:
+    mapping = "\n".join(f"- {line}" for line in analogy.mapping)
+    text = f"{analogy.picture}\n\n{mapping}"
+    if analogy.breaks:
+        text += f"\n\nWhere the picture breaks: {analogy.breaks}"
+    return text

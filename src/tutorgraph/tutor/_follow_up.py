@@ -1,0 +1,312 @@
+"""How the offline tutor answers a follow-up on the conversation's topic (`dialogue.Move`): from
+the same section of the course, shaped by what the learner asked for, without repeating what it
+already said, citing the section (so the next turn still knows the topic) and ending in a check.
+
+- confused / simpler: the section's plainest sentences not said yet, the topic's analogy from the
+  knowledge base when there is one, and a question that finds the sticking point;
+- why: the section's sentences that give reasons ("because", "so", "otherwise"...);
+- example: its code or worked numbers; code: the lesson's code for it;
+- analogy: a knowledge-base analogy for the idea, or the extension of the one already in play
+  (compounding), with where the picture breaks;
+- more: what the section says that was not said yet, then the next section;
+- hint: the idea without the result (no number the learner's question does not already give:
+  the leak guard of `tutor.leaks`), and a nudge to try;
+- answer: the section's result, stated, with its reasoning;
+- attempt: the learner's answer checked against the section's result (numbers compared by value;
+  otherwise the share of its words the section says), then a confirmation or a hint;
+- summary: the lesson's key takeaways, or the first sentence of each section."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from tutorgraph.tutor import _compose as compose
+from tutorgraph.tutor._analogies import analogy_text, find_analogy, used_in
+from tutorgraph.tutor._compose import Passage
+from tutorgraph.tutor._text import sentences, stem_set
+from tutorgraph.tutor.blocks import strip_blocks
+from tutorgraph.tutor.context import TutorContext
+from tutorgraph.tutor.dialogue import Dialogue, Move
+from tutorgraph.tutor.leaks import new_numbers, numbers
+
+_REASON = re.compile(
+    r"\b(because|so that|so the|so a|therefore|otherwise|without|which means|that is why|this is "
+    r"why|prevents?|keeps?|since|as a result|the reason|in order to|ensures?|avoids?)\b",
+    re.IGNORECASE,
+)
+_EXAMPLE = re.compile(r"\b(for example|for instance|e\.g\.|such as|consider|suppose|say)\b", re.I)
+ATTEMPT_MATCH = 0.5  # share of an attempt's words the section says for "that's right"
+
+
+def on_topic(passages: Sequence[Passage], dialogue: Dialogue) -> list[Passage]:
+    """The retrieved passages of the topic's section first (all its chunks), then the rest."""
+    topic = dialogue.topic
+    if topic is None:
+        return list(passages)
+    same = [
+        p
+        for p in passages
+        if tuple(compose.headings(p)) == topic.cited.heading_path[-len(compose.headings(p)) :]
+        and (p.lesson_title == topic.cited.lesson_title)
+    ]
+    return same + [p for p in passages if p not in same]
+
+
+def _said(dialogue: Dialogue) -> set[str]:
+    return {_key(s) for reply in dialogue.replies for s in sentences(strip_blocks(reply))}
+
+
+def _key(sentence: str) -> str:
+    return " ".join(sentence.lower().split())
+
+
+def _fresh(candidates: Sequence[str], said: set[str]) -> list[str]:
+    return [s for s in candidates if _key(s) not in said]
+
+
+def _section_sentences(passages: Sequence[Passage]) -> list[str]:
+    main = passages[0]
+    same = [p for p in passages if p.heading_path == main.heading_path and p.lesson == main.lesson]
+    found: list[str] = []
+    for passage in same:
+        found += [s for s in sentences(passage.text) if s not in found]
+    return found
+
+
+def reply(
+    move: Move,
+    context: TutorContext,
+    question: str,
+    passages: Sequence[Passage],
+    dialogue: Dialogue,
+) -> str:
+    """The reply to a follow-up (see the module doc); `passages` are relevant, topic first."""
+    if move == "summary":
+        return summary(context, passages)
+    ordered = on_topic(passages, dialogue)
+    main = ordered[0]
+    said = _said(dialogue)
+    section = _section_sentences(ordered)
+    cite = compose.citation(main)
+    focus = compose.focus_of([main], context)
+    topic_question = dialogue.topic.question if dialogue.topic else question
+    if move in ("confused", "simpler"):
+        return _simpler(context, main, section, said, focus, dialogue, question)
+    if move == "why":
+        reasons = _fresh([s for s in section if _REASON.search(s)], said) or _fresh(section, said)
+        body = " ".join(reasons[:2]) or " ".join(section[:2])
+        return (
+            f"Here's the reason, from the same section.\n\n{body}\n{cite}\n\n"
+            "Does that answer your “why”? Try saying in one sentence what would go wrong "
+            "without it."
+        )
+    if move == "code":
+        parts = compose.code_parts(ordered[:1], question + " " + topic_question, context)
+        return "\n\n".join(["Here it is in code.", *parts, compose.check_for(context, focus, 0)])
+    if move == "example":
+        return _example(context, ordered, section, said, focus, question, topic_question)
+    if move == "analogy":
+        return _analogy_reply(context, main, question, dialogue, focus)
+    if move == "more":
+        fresh = _fresh(section, said)
+        if not fresh:
+            nxt = [p for p in ordered[1:] if p.heading_path != main.heading_path]
+            if nxt:
+                more = compose.pick_sentences(nxt[0], topic_question, 3, plain=False)
+                return (
+                    f"That's all this section says; the next one goes further.\n\n"
+                    f"{' '.join(more)}\n{compose.citation(nxt[0])}\n\n"
+                    f"How does that connect to {focus}?"
+                )
+        return (
+            f"Going further into {focus}:\n\n{' '.join(fresh[:3]) or ' '.join(section[:3])}\n"
+            f"{cite}\n\nWhat would you like to dig into next?"
+        )
+    if move == "hint":
+        return _hint(section, said, topic_question, cite, focus)
+    if move == "answer":
+        result = [s for s in section if new_numbers(s, topic_question)] or section[:2]
+        return (
+            f"Fair enough, here it is.\n\n{' '.join(result[:2])}\n{cite}\n\n"
+            "Now that you have it: can you retrace the steps that lead there?"
+        )
+    if move == "attempt":
+        return _attempt(question, section, topic_question, cite, focus, said)
+    return compose.answer(
+        context, question, list(ordered), lesson_content="", history=dialogue.replies
+    )
+
+
+def _simpler(
+    context: TutorContext,
+    main: Passage,
+    section: list[str],
+    said: set[str],
+    focus: str,
+    dialogue: Dialogue,
+    question: str,
+) -> str:
+    clauses = [c for s in section for c in _clauses(plain_words(s))]
+    short = [c for c in clauses if len(c.split()) <= SIMPLE_WORDS] or clauses
+    chosen = _fresh(short, said) or short
+    wanted = stem_set(question)
+    about = stem_set(dialogue.topic.question) if dialogue.topic else set()
+
+    def fit(clause: str) -> float:
+        words = stem_set(clause)
+        return 3 * len(wanted & words) + len(about & words) - 0.1 * difficulty_of(clause)
+
+    best = sorted(chosen, key=fit, reverse=True)[:2]
+    in_order = [c for c in chosen if c in best]
+    parts = [
+        "Let me put it more simply.",
+        f"{' '.join(in_order)}\n{compose.citation(main)}",
+    ]
+    analogy = find_analogy(context, f"{focus} {dialogue.topic.question if dialogue.topic else ''}")
+    if analogy is not None and not used_in(analogy, dialogue.replies):
+        parts.append(f"A picture that may help: {analogy.picture}")
+    parts.append(
+        "Which part is still unclear? Tell me in your own words what you have so far, and "
+        "we'll take it from there."
+    )
+    return "\n\n".join(parts)
+
+
+_MATH = re.compile(r"\$([^$]+)\$")
+_SQRT = re.compile(r"\\sqrt\{([^}]*)\}")
+
+
+def plain_words(sentence: str) -> str:
+    """A sentence with its inline maths read out in words: "$\\sqrt{d_k}$" -> "the square root of
+    d_k", "$q \\cdot k$" -> "q · k"."""
+
+    def spoken(match: re.Match[str]) -> str:
+        text = _SQRT.sub(r"the square root of \1", match.group(1))
+        text = text.replace("\\cdot", "·").replace("\\top", "ᵀ").replace("\\times", "×")
+        return re.sub(r"\\([a-zA-Z]+)", r"\1", text).replace("{", "").replace("}", "")
+
+    return _MATH.sub(spoken, sentence)
+
+
+SIMPLE_WORDS = 28  # a clause longer than this is not a simple explanation
+
+
+def _clauses(sentence: str) -> list[str]:
+    """A long sentence cut at its colons and semicolons, each part a sentence of its own."""
+    if len(sentence.split()) <= SIMPLE_WORDS:
+        return [sentence]
+    parts = [p.strip() for p in re.split(r"[:;]\s+", sentence) if len(p.split()) >= 4]
+    return [p[:1].upper() + p[1:].rstrip(".") + "." for p in parts] or [sentence]
+
+
+def difficulty_of(sentence: str) -> float:
+    return len(sentence.split()) + 3 * len(re.findall(r"[$\\^_{}=×√]", sentence))
+
+
+def _example(
+    context: TutorContext,
+    ordered: Sequence[Passage],
+    section: list[str],
+    said: set[str],
+    focus: str,
+    question: str,
+    topic_question: str,
+) -> str:
+    worked = _fresh([s for s in section if _EXAMPLE.search(s) or numbers(s)], said)
+    if worked:
+        return (
+            f"Here's a concrete case.\n\n{' '.join(worked[:2])}\n"
+            f"{compose.citation(ordered[0])}\n\nCan you make up a second example of your own?"
+        )
+    parts = compose.code_parts(list(ordered[:1]), f"{question} {topic_question}", context)
+    return "\n\n".join(
+        ["Here's an example from the course.", *parts, compose.check_for(context, focus, 1)]
+    )
+
+
+def _analogy_reply(
+    context: TutorContext, main: Passage, question: str, dialogue: Dialogue, focus: str
+) -> str:
+    topic_question = dialogue.topic.question if dialogue.topic else ""
+    analogy = find_analogy(context, f"{focus} {topic_question} {question}")
+    if analogy is not None and used_in(analogy, dialogue.replies):
+        extension = analogy.extension or analogy.breaks
+        return (
+            f"Let's stretch the same picture. {extension}\n\n"
+            f"In the course's terms: {_one(main, topic_question)}\n"
+            f"{compose.citation(main)}\n\nWhere does our picture stop fitting {focus}?"
+        )
+    if analogy is not None:
+        return (
+            f"Here's a picture for {focus}.\n\n{analogy_text(analogy)}\n\n"
+            f"Now map it back: {_one(main, topic_question)}\n"
+            f"{compose.citation(main)}\n\nWhich part of the picture matches which part of the idea?"
+        )
+    return "\n\n".join(
+        [
+            *compose.analogy_parts([main], [main], topic_question or question),
+            "What would your picture be?",
+        ]
+    )
+
+
+def _one(passage: Passage, question: str) -> str:
+    return " ".join(compose.pick_sentences(passage, question, 1, plain=False))
+
+
+def _hint(section: list[str], said: set[str], question: str, cite: str, focus: str) -> str:
+    safe = [s for s in section if not new_numbers(s, question)]
+    idea = _fresh(safe, said)[:1] or safe[:1]
+    body = " ".join(idea) if idea else f"Think about what {focus} changes."
+    return (
+        f"Here's a hint, not the answer.\n\n{body}\n{cite}\n\n"
+        "Use that to work it out: what do you get, and why?"
+    )
+
+
+def _attempt(
+    attempt: str, section: list[str], question: str, cite: str, focus: str, said: set[str]
+) -> str:
+    expected = set().union(*(new_numbers(s, question) for s in section)) if section else set()
+    offered = numbers(attempt) - numbers(question)
+    if expected and offered:
+        right = bool(offered & expected)
+    else:
+        words = stem_set(attempt)
+        best = max((len(words & stem_set(s)) / len(words) for s in section if words), default=0.0)
+        right = best >= ATTEMPT_MATCH
+    if right:
+        confirm = [s for s in section if new_numbers(s, question) & offered] or section[:1]
+        return (
+            f"Yes, that's it.\n\n{' '.join(confirm[:1])}\n{cite}\n\n"
+            f"Can you say why that follows, in your own words?"
+        )
+    safe = [s for s in section if not new_numbers(s, question)]
+    hint = _fresh(safe, said)[:1] or safe[:1]
+    return (
+        f"Not quite. Here's something to check your answer against:\n\n{' '.join(hint)}\n{cite}\n\n"
+        f"Want to try again, or shall I walk you through {focus}?"
+    )
+
+
+def summary(context: TutorContext, passages: Sequence[Passage]) -> str:
+    """The lesson's key takeaways (its "Key takeaways" section), or each section's first point."""
+    sections = compose.lesson_sections(context.lesson_content)
+    title = context.lesson_title or (passages[0].lesson_title if passages else "the lesson")
+    takeaways = [
+        (heading, body)
+        for heading, body in sections
+        if re.match(r"key takeaways|summary", heading, re.I)
+    ]
+    if takeaways:
+        heading, points = takeaways[0]
+        source = f"_(Source: {title} › {heading})_"
+    else:
+        points = [body[0] for _, body in sections if body]
+        source = f"_(Source: {title})_"
+    listed = "\n".join(f"- {p}" for p in points[:7])
+    return (
+        f"Here are the key points of **{title}**:\n\n{listed}\n{source}"
+        "\n\nWhich of these would you like to test yourself on?"
+    )

@@ -1,0 +1,200 @@
+"""How the offline tutor reads a conversation. The state is rebuilt from the messages every turn
+(nothing lives in process memory, so a chat resumes anywhere):
+
+- the *topic*: the passage the tutor's last teaching reply cited first (lesson title and heading
+  path), the learner question that opened it, and what the tutor has said about it;
+- the *move* this turn makes: a new question, or a follow-up on the topic ("i don't get it" ->
+  confused, "simpler" / ELI5, "why?", "an example?", "an analogy?" / "so it's like...?", "in
+  code?", "tell me more", "give me a hint" / "let me work it out", "just tell me the answer", an
+  answer to the tutor's own question -> attempt, "summarise"), or in Explore a question about the
+  catalogue or about what to learn next;
+- the search query the turn becomes: a follow-up is searched as its topic (heading and opening
+  question, plus any words of its own), a new question as itself.
+
+A turn with words of its own about something else is a new question even when it says "why"
+("why is attention permutation-equivariant?"): a follow-up must be about the topic, or say too
+little to be about anything else."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from tutorgraph.tutor._compose import Cited, citations
+from tutorgraph.tutor._text import stem_set
+from tutorgraph.tutor.blocks import strip_blocks
+
+Move = Literal[
+    "new",
+    "confused",
+    "simpler",
+    "why",
+    "example",
+    "analogy",
+    "code",
+    "more",
+    "hint",
+    "answer",
+    "attempt",
+    "summary",
+    "catalogue",
+    "what_next",
+]
+
+# Follow-up moves in the order they are tried: the first pattern that matches names the move.
+_MOVE_PATTERNS: dict[Move, str] = {
+    "answer": r"\b(just tell me|tell me the answer|give me the answer|what'?s the answer|i give up|"
+    r"done guessing|stop hinting|reveal it)\b",
+    "hint": r"\b(hint|let me (work|figure|try|think)|don'?t tell me|without (telling|giving)|nudge|"
+    r"work it out myself)\b",
+    "summary": r"\b(summar|recap|tl;?dr|key (points|takeaways)|in a nutshell|main points|"
+    r"cheat ?sheet)\w*",
+    "simpler": r"\b(simpler|more simply|plain (english|words|language)|eli5|dumb it down|"
+    r"like i'?m (5|five|a kid|not)|non[- ]?math|without (the )?(math|jargon)|in simple terms)\b",
+    "confused": r"(\b(don'?t|dont|do not|didn'?t) (get|understand|follow)|\bconfus|\bi'?m lost|"
+    r"\bstill (confused|lost|don'?t|dont|not sure)|\blost me\b|makes no sense|not following|"
+    r"what do you mean|\bhuh\b|^\s*what\?\s*$)",
+    "analogy": r"\b(analog\w*|metaphor|like what|compare it to|so (it'?s|its|it is) like|"
+    r"is it (kind of |sort of |kinda )?like|everyday (example|picture)|picture it)\b",
+    "code": r"(\bin code\b|\bshow (me )?(the |some )?code\b|\bimplement(ation)?\b|\bsnippet\b|"
+    r"\bcode (for|example|it|that|this)\b|\bin (python|numpy)\b)",
+    "example": r"\b(example|for instance|e\.g\.|concrete|with (real )?numbers|worked)\b",
+    "more": r"\b(tell me more|go deeper|more detail|elaborate|keep going|what else|continue|"
+    r"go on)\b",
+    "why": r"(^\W*((but|and|ok|okay|so|hmm|wait)\W+)*why\b|\bwhy (is|does|do|would|not|that|"
+    r"though|the)\b|\bhow come\b)",
+}
+_MOVES: tuple[tuple[Move, re.Pattern[str]], ...] = tuple(
+    (move, re.compile(pattern, re.IGNORECASE)) for move, pattern in _MOVE_PATTERNS.items()
+)
+_CATALOGUE = re.compile(
+    r"\b((what|which) (courses|lessons|topics|subjects)|courses (can|do|are|you|there)|catalog\w*|"
+    r"what can (i|you) (learn|study|teach))\b",
+    re.IGNORECASE,
+)
+_WHAT_NEXT = re.compile(
+    r"\b((learn|study|take|do|read) (next|after)|what('?s| is| should i .*) next|next (lesson|step|"
+    r"course)|after (finishing |completing |doing )?(the )?\w+.*\b(what|which)\b|where (do|should) "
+    r"i go (next|from here))",
+    re.IGNORECASE,
+)
+_ATTEMPT = re.compile(
+    r"^\W*((ok|okay|hmm|so|then|oh|um+|wait)\W+)*(is it|it'?s|it is|i think|maybe|because|would "
+    r"it be|could it be|so it|that'?s because|my guess|i'?d say|\d)",
+    re.IGNORECASE,
+)
+_LEANS_ON_CONTEXT = re.compile(
+    r"\b(it|that|this|those|these|them|the other( one)?|same|instead|then)\b", re.IGNORECASE
+)
+RELATED_SHARE = 0.3  # share of a turn's own words found in the topic that makes it a follow-up
+FEW_WORDS = 2  # a turn with at most this many content words says too little to change topic
+
+
+@dataclass(frozen=True)
+class Topic:
+    """What the conversation is currently about."""
+
+    cited: Cited
+    question: str  # the learner's message that opened it
+    said: str  # everything the tutor has said about it, for "more" and "don't repeat"
+
+    @property
+    def words(self) -> set[str]:
+        heading = " ".join(self.cited.heading_path) or self.cited.lesson_title
+        return stem_set(f"{heading} {self.question} {strip_blocks(self.said)}")
+
+
+@dataclass(frozen=True)
+class Dialogue:
+    asked: list[str] = field(default_factory=list)  # earlier learner messages
+    replies: list[str] = field(default_factory=list)  # earlier tutor replies
+    topic: Topic | None = None
+
+    @classmethod
+    def read(cls, asked: Sequence[str], replies: Sequence[str]) -> Dialogue:
+        """The state the earlier turns leave (pairs of learner message and tutor reply)."""
+        topic: Topic | None = None
+        for question, reply in zip(asked, replies, strict=False):
+            cited = citations(reply)
+            if not cited:
+                continue
+            same = topic is not None and any(
+                c.heading_path == topic.cited.heading_path for c in cited
+            )
+            if same and topic is not None:
+                topic = Topic(topic.cited, topic.question, f"{topic.said}\n{reply}")
+            else:
+                topic = Topic(cited[0], question, reply)
+        return cls(list(asked), list(replies), topic)
+
+    @property
+    def last_reply(self) -> str:
+        return self.replies[-1] if self.replies else ""
+
+    def tutor_asked(self) -> bool:
+        """Whether the tutor's last reply ended by asking the learner something."""
+        prose = strip_blocks(self.last_reply).strip()
+        return prose.endswith("?") or "<quiz>" in self.last_reply
+
+    def hints_in_a_row(self) -> int:
+        count = 0
+        for question in reversed(self.asked):
+            if move_of(question, None, explore=False) not in ("hint", "attempt"):
+                break
+            count += 1
+        return count
+
+
+def move_of(message: str, dialogue: Dialogue | None, *, explore: bool) -> Move:
+    """What the learner's message does (see the module doc)."""
+    if explore and _CATALOGUE.search(message):
+        return "catalogue"
+    if explore and _WHAT_NEXT.search(message):
+        return "what_next"
+    topic = dialogue.topic if dialogue is not None else None
+    for move, pattern in _MOVES:
+        if pattern.search(message):
+            if topic is None and move not in ("summary", "hint"):
+                return "new"
+            if move in ("answer", "hint", "summary") or about_topic(message, topic):
+                return move
+            return "new"
+    if (
+        topic is not None
+        and dialogue is not None
+        and dialogue.tutor_asked()
+        and _ATTEMPT.search(message)
+        and about_topic(message, topic)
+    ):
+        return "attempt"
+    return "new"
+
+
+def about_topic(message: str, topic: Topic | None) -> bool:
+    """A follow-up on the topic: its own words are mostly the topic's, or too few to change it."""
+    if topic is None:
+        return False
+    own = stem_set(_strip_move_words(message))
+    if len(own) <= FEW_WORDS:
+        return True
+    return len(own & topic.words) / len(own) >= RELATED_SHARE
+
+
+def _strip_move_words(message: str) -> str:
+    for _, pattern in _MOVES:
+        message = pattern.sub(" ", message)
+    return message
+
+
+def query_for(message: str, move: Move, dialogue: Dialogue) -> str:
+    """The search query a turn becomes (see the module doc)."""
+    topic = dialogue.topic
+    if topic is None or move in ("new", "catalogue", "what_next"):
+        if topic is not None and _LEANS_ON_CONTEXT.search(message) and len(stem_set(message)) <= 4:
+            return f"{message} {topic.question}"  # "and for dicts?", "what about the other one"
+        return message
+    heading = " ".join(topic.cited.heading_path[-1:])
+    own = _strip_move_words(message)
+    return " ".join(part for part in (heading, topic.question, own) if part.strip())
