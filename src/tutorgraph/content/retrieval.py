@@ -154,6 +154,16 @@ class CourseIndex:
             hits.append(SearchHit(**self.chunks[int(index)].model_dump(), score=float(score)))
         return hits
 
+    def known(self, term: str) -> bool:
+        """Whether a (stemmed) term occurs anywhere in the course."""
+        return term in self.retriever.vocab_dict if self.chunks else False
+
+
+def query_terms(query: str) -> list[str]:
+    """The stemmed, stopword-free terms search reads in a query."""
+    tokens = _tokenize([query])
+    return list(tokens.vocab)
+
 
 class SearchIndexes:
     """Per-process cache of course indexes persisted under `index_dir`."""
@@ -196,6 +206,14 @@ class SearchIndexes:
             )
         hits.sort(key=lambda h: h.score, reverse=True)
         return hits[:k]
+
+    def unknown_terms(
+        self, *, session: Session, query: str, courses: Sequence[LearningPath]
+    ) -> list[str]:
+        """The query's terms that no course in scope contains ("selenium", "sourdough"): how
+        much of a question is about something the courses do not teach."""
+        indexes = [self.course_index(session=session, course=c) for c in courses]
+        return [t for t in query_terms(query) if not any(i.known(t) for i in indexes)]
 
 
 def lesson_docs(*, session: Session, course_id: int) -> list[LessonDoc]:

@@ -5,6 +5,7 @@ check (an open question or a `<quiz>` card built from the lesson's quiz)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +20,7 @@ from tutorgraph.tutor.context import Mode, QuizCard, TutorContext
 RELEVANCE = 0.3  # share of a long question's content words a passage must contain...
 MIN_MATCHED = 2  # ...and at least this many of them
 SHORT_SHARE = 0.6  # a short question (few content words) needs most of its words said
+UNKNOWN_SHARE = 0.5  # of a question's words no course contains: it is about something else
 WEAK_MATCH_SCORE = 3.5  # a passage saying few of the words must be a strong search match
 CLOSE_TO_BEST = 0.6  # a passage must say nearly as many of the question's words as the best one
 LESSON_BONUS = 1.25  # the current lesson's passages win close calls
@@ -89,7 +91,9 @@ CHECKS: dict[Mode, tuple[str, ...]] = {
 }
 
 
-def relevant(passages: list[Passage], question: str, *, prefer: str = "") -> list[Passage]:
+def relevant(
+    passages: list[Passage], question: str, *, prefer: str = "", unknown: Sequence[str] = ()
+) -> list[Passage]:
     """Passages that answer the question, best first; none when the question is about something
     the course does not cover.
 
@@ -106,6 +110,12 @@ def relevant(passages: list[Passage], question: str, *, prefer: str = "") -> lis
     wanted = stem_set(question)
     if not wanted or not passages:
         return []
+    if len(unknown) >= MIN_MATCHED and len(unknown) / len(wanted) >= UNKNOWN_SHARE:
+        # Mostly about things no course contains ("set up selenium for my react frontend"): only a
+        # passage that says most of the question could still be the answer.
+        needed_share = SHORT_SHARE
+    else:
+        needed_share = 0.0
     vocabularies = [_vocabulary(p) for p in passages]
     matched = [len(wanted & v) for v in vocabularies]
     needed = 1 if len(wanted) <= 2 else MIN_MATCHED
@@ -117,6 +127,7 @@ def relevant(passages: list[Passage], question: str, *, prefer: str = "") -> lis
         and m / len(wanted) >= min(share, SHORT_SHARE)
         and m >= CLOSE_TO_BEST * max(matched)
         and (m / len(wanted) >= SHORT_SHARE or p.score >= WEAK_MATCH_SCORE)
+        and m / len(wanted) >= needed_share
     ]
     kept.sort(key=lambda p: rank_key(p, wanted, prefer), reverse=True)
     unique: dict[tuple[str, str], Passage] = {}
@@ -136,6 +147,11 @@ def rank_key(passage: Passage, wanted: set[str], prefer: str) -> float:
     named = wanted & stem_set(" ".join(headings(passage)))
     weight *= 1.0 + HEADING_MATCH * len(named) / len(wanted)
     return passage.score * weight
+
+
+def vocabulary(passage: Passage) -> set[str]:
+    """The content words of a passage, its lesson title and headings."""
+    return _vocabulary(passage)
 
 
 def _vocabulary(passage: Passage) -> set[str]:
@@ -224,7 +240,8 @@ def answer(
     """A grounded, cited, mode-shaped answer that ends in a check."""
     mode = context.mode
     style = STYLES[mode]
-    chosen = passages[: style.passages]
+    # More passages of the same lesson deepen the answer; another lesson's would change topic.
+    chosen = [p for p in passages if p.lesson == passages[0].lesson][: style.passages]
     parts = [style.opener]
     if chosen and chosen[0].lesson and chosen[0].lesson != context.lesson_slug:
         parts.append(_elsewhere(chosen[0], context))
@@ -392,13 +409,12 @@ def check_for(context: TutorContext, focus: str, turn: int) -> str:
     return templates[turn % len(templates)].format(focus=focus)
 
 
-def lesson_sections(markdown: str) -> list[tuple[str, list[str]]]:
-    """(most specific heading, prose sentences) of each section of a lesson, in order."""
-    found = []
-    for section in split_sections(markdown):
-        heading = section.heading_path[-1] if section.heading_path else ""
-        found.append((heading, sentences("\n\n".join(section.blocks))))
-    return found
+def lesson_sections(markdown: str) -> list[tuple[tuple[str, ...], list[str]]]:
+    """(heading path, prose sentences) of each section of a lesson, in order."""
+    return [
+        (tuple(section.heading_path), sentences("\n\n".join(section.blocks)))
+        for section in split_sections(markdown)
+    ]
 
 
 def check(context: TutorContext, question: str, chosen: list[Passage], history: list[str]) -> str:

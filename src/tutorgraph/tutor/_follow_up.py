@@ -27,7 +27,7 @@ from tutorgraph.tutor._compose import Passage
 from tutorgraph.tutor._text import sentences, stem_set
 from tutorgraph.tutor.blocks import strip_blocks
 from tutorgraph.tutor.context import TutorContext
-from tutorgraph.tutor.dialogue import Dialogue, Move
+from tutorgraph.tutor.dialogue import Dialogue, Move, own_words
 from tutorgraph.tutor.leaks import new_numbers, numbers
 
 _REASON = re.compile(
@@ -36,7 +36,9 @@ _REASON = re.compile(
     re.IGNORECASE,
 )
 _EXAMPLE = re.compile(r"\b(for example|for instance|e\.g\.|such as|consider|suppose|say)\b", re.I)
-ATTEMPT_MATCH = 0.5  # share of an attempt's words the section says for "that's right"
+ATTEMPT_MATCH = 0.5
+SPECIFIC_WORDS = 2  # own words beyond the topic's that make a follow-up specific
+MAX_POINTS = 10  # share of an attempt's words the section says for "that's right"
 
 
 def on_topic(passages: Sequence[Passage], dialogue: Dialogue) -> list[Passage]:
@@ -51,6 +53,13 @@ def on_topic(passages: Sequence[Passage], dialogue: Dialogue) -> list[Passage]:
         and (p.lesson_title == topic.cited.lesson_title)
     ]
     return same + [p for p in passages if p not in same]
+
+
+def _by_words(found: list[str], own: set[str]) -> list[str]:
+    """Sentences that say the learner's own words first (stable otherwise)."""
+    if not own:
+        return found
+    return sorted(found, key=lambda s: -len(own & stem_set(s)))
 
 
 def _said(dialogue: Dialogue) -> set[str]:
@@ -85,6 +94,10 @@ def reply(
     if move == "summary":
         return summary(context, passages)
     ordered = on_topic(passages, dialogue)
+    own = own_words(question)
+    if dialogue.topic is not None and len(own - dialogue.topic.words) >= SPECIFIC_WORDS:
+        # "why np.tril and not np.triu?": the passage that says those words, topic first on ties
+        ordered = sorted(ordered, key=lambda p: -len(own & compose.vocabulary(p)))
     main = ordered[0]
     said = _said(dialogue)
     section = _section_sentences(ordered)
@@ -95,6 +108,7 @@ def reply(
         return _simpler(context, main, section, said, focus, dialogue, question)
     if move == "why":
         reasons = _fresh([s for s in section if _REASON.search(s)], said) or _fresh(section, said)
+        reasons = _by_words(reasons, own)
         body = " ".join(reasons[:2]) or " ".join(section[:2])
         return (
             f"Here's the reason, from the same section.\n\n{body}\n{cite}\n\n"
@@ -109,7 +123,7 @@ def reply(
     if move == "analogy":
         return _analogy_reply(context, main, question, dialogue, focus)
     if move == "more":
-        fresh = _fresh(section, said)
+        fresh = _by_words(_fresh(section, said), own)
         if not fresh:
             nxt = [p for p in ordered[1:] if p.heading_path != main.heading_path]
             if nxt:
@@ -291,21 +305,22 @@ def _attempt(
 
 
 def summary(context: TutorContext, passages: Sequence[Passage]) -> str:
-    """The lesson's key takeaways (its "Key takeaways" section), or each section's first point."""
+    """The lesson's key takeaways (its "Key takeaways" section), or the first point of each of
+    its main sections."""
     sections = compose.lesson_sections(context.lesson_content)
     title = context.lesson_title or (passages[0].lesson_title if passages else "the lesson")
     takeaways = [
-        (heading, body)
-        for heading, body in sections
-        if re.match(r"key takeaways|summary", heading, re.I)
+        (path, body)
+        for path, body in sections
+        if path and re.match(r"key takeaways|summary", path[-1], re.I)
     ]
     if takeaways:
-        heading, points = takeaways[0]
-        source = f"_(Source: {title} › {heading})_"
+        path, points = takeaways[0]
+        source = f"_(Source: {title} › {path[-1]})_"
     else:
-        points = [body[0] for _, body in sections if body]
+        points = [body[0] for path, body in sections if len(path) == 2 and body]
         source = f"_(Source: {title})_"
-    listed = "\n".join(f"- {p}" for p in points[:7])
+    listed = "\n".join(f"- {p}" for p in points[:MAX_POINTS])
     return (
         f"Here are the key points of **{title}**:\n\n{listed}\n{source}"
         "\n\nWhich of these would you like to test yourself on?"

@@ -23,9 +23,49 @@ _STOPWORDS = """
     was we were what when where which while who whom why will with would you your yours explain
     tell show give please want know understand mean means meaning work works does did thing
     things lot really just like get got make makes made use used using ok okay hi hello hey thanks
-    thank let us let's something anything can't cannot don't doesn't
+    thank let us let's something anything can't cannot don't doesn't actually basically exactly
+    literally kind sort stuff way someone somewhere saw seen im i'm dont cant isnt doesnt whats
+    why's how's pls plz gonna wanna kinda sorta hmm um uh yeah yes okay right wait sure
 """
 STOPWORDS = frozenset(_STOPWORDS.split())
+
+
+# How learners write what the course spells out: expanded in search queries and matching.
+_EXPANSIONS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern, re.IGNORECASE), words)
+    for pattern, words in (
+        (r"==", " equality equal "),
+        (r"!=", " not equal "),
+        (r":=", " walrus assignment expression "),
+        (r"\+=", " augmented assignment in-place "),
+        (r"->", " return annotation "),
+        (r"(?<![\w@])@(?=[a-z_])", " decorator "),
+        (r"//", " floor division "),
+        (r"\bvs\.?\b", " versus "),
+        (r"\binit\b", " initialisation initialization init "),
+        (r"\bparams?\b", " parameters "),
+        (r"\bargs?\b", " arguments "),
+        (r"\bkwargs\b", " keyword arguments "),
+        (r"\bfuncs?\b", " function "),
+        (r"\bvars?\b", " variable "),
+        (r"\blr\b", " learning rate "),
+        (r"\bnn\b", " neural network "),
+        (r"\battn\b", " attention "),
+        (r"\bbc\b", " because "),
+        (r"\bw/", " with "),
+        (r"\bsqrt\b", " square root sqrt "),
+    )
+)
+
+
+def expand(text: str) -> str:
+    """A learner's text with its symbols and abbreviations spelled out (`is vs ==` -> `is
+    versus equality equal`) and identifiers also split (`lora_alpha` -> `lora_alpha lora
+    alpha`): what search and matching read."""
+    for pattern, words in _EXPANSIONS:
+        text = pattern.sub(words, text)
+    identifiers = re.findall(r"\b[a-z]+(?:_[a-z0-9]+)+\b", text, flags=re.IGNORECASE)
+    return text + "".join(f" {i.replace('_', ' ')}" for i in identifiers)
 
 
 @lru_cache(maxsize=65536)

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from tutorgraph.tutor._compose import Cited, citations
-from tutorgraph.tutor._text import stem_set
+from tutorgraph.tutor._text import expand, stem_set
 from tutorgraph.tutor.blocks import strip_blocks
 
 Move = Literal[
@@ -51,7 +51,8 @@ _MOVE_PATTERNS: dict[Move, str] = {
     r"work it out myself)\b",
     "summary": r"\b(summar|recap|tl;?dr|key (points|takeaways)|in a nutshell|main points|"
     r"cheat ?sheet)\w*",
-    "simpler": r"\b(simpler|more simply|plain (english|words|language)|eli5|dumb it down|"
+    "simpler": r"\b(simpler|more simply|shorter|shorten|briefer|fewer words|\d+ lines|"
+    r"plain (english|words|language)|eli5|dumb it down|"
     r"like i'?m (5|five|a kid|not)|non[- ]?math|without (the )?(math|jargon)|in simple terms)\b",
     "confused": r"(\b(don'?t|dont|do not|didn'?t) (get|understand|follow)|\bconfus|\bi'?m lost|"
     r"\bstill (confused|lost|don'?t|dont|not sure)|\blost me\b|makes no sense|not following|"
@@ -71,13 +72,14 @@ _MOVES: tuple[tuple[Move, re.Pattern[str]], ...] = tuple(
 )
 _CATALOGUE = re.compile(
     r"\b((what|which) (courses|lessons|topics|subjects)|courses (can|do|are|you|there)|catalog\w*|"
-    r"what can (i|you) (learn|study|teach))\b",
+    r"what can (i|you) (learn|study|teach)|what (can|do) you (help|teach|cover|know)|"
+    r"what (else )?(is|'s) (here|available|on offer))\b",
     re.IGNORECASE,
 )
 _WHAT_NEXT = re.compile(
     r"\b((learn|study|take|do|read) (next|after)|what('?s| is| should i .*) next|next (lesson|step|"
     r"course)|after (finishing |completing |doing )?(the )?\w+.*\b(what|which)\b|where (do|should) "
-    r"i go (next|from here))",
+    r"i (go (next|from here)|start|begin)|(start|begin) (with|from)|from scratch)",
     re.IGNORECASE,
 )
 _ATTEMPT = re.compile(
@@ -156,7 +158,7 @@ def move_of(message: str, dialogue: Dialogue | None, *, explore: bool) -> Move:
     topic = dialogue.topic if dialogue is not None else None
     for move, pattern in _MOVES:
         if pattern.search(message):
-            if topic is None and move not in ("summary", "hint"):
+            if topic is None and move not in ("summary", "hint", "answer"):
                 return "new"
             if move in ("answer", "hint", "summary") or about_topic(message, topic):
                 return move
@@ -189,12 +191,29 @@ def _strip_move_words(message: str) -> str:
 
 
 def query_for(message: str, move: Move, dialogue: Dialogue) -> str:
-    """The search query a turn becomes (see the module doc)."""
+    """The search query a turn becomes (see the module doc), symbols and abbreviations spelled
+    out (`_text.expand`)."""
+    return expand(_query(message, move, dialogue))
+
+
+def _query(message: str, move: Move, dialogue: Dialogue) -> str:
     topic = dialogue.topic
-    if topic is None or move in ("new", "catalogue", "what_next"):
-        if topic is not None and _LEANS_ON_CONTEXT.search(message) and len(stem_set(message)) <= 4:
-            return f"{message} {topic.question}"  # "and for dicts?", "what about the other one"
-        return message
-    heading = " ".join(topic.cited.heading_path[-1:])
     own = _strip_move_words(message)
+    if topic is None or move in ("new", "catalogue", "what_next"):
+        if _LEANS_ON_CONTEXT.search(message) and len(stem_set(own)) <= 4:
+            # "and for dicts?", "what's in that first lesson": the conversation says what
+            before = topic.question if topic is not None else " ".join(_named(dialogue.last_reply))
+            return f"{own} {before}"
+        return own if stem_set(own) else message
+    heading = " ".join(topic.cited.heading_path[-1:])
     return " ".join(part for part in (heading, topic.question, own) if part.strip())
+
+
+def _named(reply: str) -> list[str]:
+    """What a reply named in bold (lesson titles in Explore's answers)."""
+    return re.findall(r"\*\*([^*]+)\*\*", reply)[:1]
+
+
+def own_words(message: str) -> set[str]:
+    """The message's content words beyond the move it makes ("why", "i don't get it")."""
+    return stem_set(_strip_move_words(message))

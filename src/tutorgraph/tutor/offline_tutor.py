@@ -104,6 +104,15 @@ class Turn:
         found = [result for call, result in self.results if call.name == name]
         return found[-1] if found else None
 
+    def unknown_terms(self) -> list[str]:
+        """Query terms no course in the search's scope contains (the widest search's)."""
+        found = [
+            list(result.get("unknown_terms") or [])
+            for call, result in self.results
+            if call.name == "search_course"
+        ]
+        return min(found, key=len) if found else []
+
     def passages(self) -> list[compose.Passage]:
         passages = []
         for call, result in self.results:
@@ -194,14 +203,14 @@ def _question_step(context: TutorContext, turn: Turn, tools: set[str]) -> ToolRe
             calls.append(_call("get_lesson_context", {"lesson_slug": context.lesson_slug}))
         return ToolRequest(LEAD_SEARCH, calls)
     found = turn.passages()
-    if move != "new" and dialogue.topic is not None:
+    unknown = turn.unknown_terms()
+    if move != "new" and (dialogue.topic is not None or move in ("hint", "answer")):
         # A follow-up is about the topic: its section first, whatever else the search found.
-        passages = follow_up.on_topic(
-            compose.relevant(found, query, prefer=context.lesson_slug) or found, dialogue
-        )
+        kept = compose.relevant(found, query, prefer=context.lesson_slug, unknown=unknown)
+        passages = follow_up.on_topic(kept or (found if dialogue.topic else []), dialogue)
         if passages:
             return follow_up.reply(move, context, turn.question, passages, dialogue)
-    passages = compose.relevant(found, query, prefer=context.lesson_slug)
+    passages = compose.relevant(found, query, prefer=context.lesson_slug, unknown=unknown)
     if not passages:
         return redirect(context)
     fetched = turn.result("get_lesson_context") or {}

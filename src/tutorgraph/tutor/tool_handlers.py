@@ -172,8 +172,10 @@ class ToolExecutor:
         hits = self.indexes.search(
             session=session, query=query, courses=scope, lesson=lesson_slug, k=k
         )
+        unknown = self.indexes.unknown_terms(session=session, query=query, courses=scope)
         return {
             "query": query,
+            "unknown_terms": unknown,
             "results": [
                 {
                     "course": hit.course,
