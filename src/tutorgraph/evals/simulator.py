@@ -136,9 +136,18 @@ def _as_belief(description: str) -> str:
     return first[:1].lower() + first[1:]
 
 
+_FRAMING = re.compile(
+    r"(let me|let's|here's|here is|which part|does that|try|now|fair enough)\b", re.I
+)
+
+
 def _attempt(reply: str, rng: random.Random) -> str:
     """A learner's try at the tutor's point: a clause of one of its sentences, in lower case."""
-    said = [s for s in sentences(strip_blocks(reply)) if "?" not in s and len(s.split()) >= 6]
+    said = [
+        s
+        for s in sentences(strip_blocks(reply))
+        if "?" not in s and len(s.split()) >= 6 and not _FRAMING.match(s)
+    ]
     if not said:
         return ""
     clause = re.split(r"[,;:]", rng.choice(said))[0]

@@ -24,6 +24,7 @@ UNKNOWN_SHARE = 0.5  # of a question's words no course contains: it is about som
 WEAK_MATCH_SCORE = 3.5  # a passage saying few of the words must be a strong search match
 CLOSE_TO_BEST = 0.6  # a passage must say nearly as many of the question's words as the best one
 LESSON_BONUS = 1.25  # the current lesson's passages win close calls
+OTHER_COURSE = 0.5  # another course's passage must be clearly better
 REFERENCE_NOTES = 0.4  # the lesson itself before its reference notes
 GENERIC_SECTION = 0.6  # "Key takeaways", "FAQ": summaries, not the section that explains
 HEADING_MATCH = 1.0  # a heading that names the question's words: up to twice the weight
@@ -92,7 +93,12 @@ CHECKS: dict[Mode, tuple[str, ...]] = {
 
 
 def relevant(
-    passages: list[Passage], question: str, *, prefer: str = "", unknown: Sequence[str] = ()
+    passages: list[Passage],
+    question: str,
+    *,
+    prefer: str = "",
+    course: str = "",
+    unknown: Sequence[str] = (),
 ) -> list[Passage]:
     """Passages that answer the question, best first; none when the question is about something
     the course does not cover.
@@ -107,7 +113,7 @@ def relevant(
     Ranking (`rank_key`): the search score, the current lesson first, lesson text before
     reference notes, specific sections before summaries ("Key takeaways", "FAQ"), and sections
     whose heading names what is asked."""
-    wanted = stem_set(question)
+    wanted = stem_set(question) or _bare_words(question)
     if not wanted or not passages:
         return []
     if len(unknown) >= MIN_MATCHED and len(unknown) / len(wanted) >= UNKNOWN_SHARE:
@@ -129,16 +135,46 @@ def relevant(
         and (m / len(wanted) >= SHORT_SHARE or p.score >= WEAK_MATCH_SCORE)
         and m / len(wanted) >= needed_share
     ]
-    kept.sort(key=lambda p: rank_key(p, wanted, prefer), reverse=True)
+    kept.sort(key=lambda p: rank_key(p, wanted, prefer, course), reverse=True)
     unique: dict[tuple[str, str], Passage] = {}
     for passage in kept:
         unique.setdefault((passage.lesson, passage.text[:200]), passage)
     return list(unique.values())
 
 
-def rank_key(passage: Passage, wanted: set[str], prefer: str) -> float:
+def _bare_words(question: str) -> set[str]:
+    """A question made only of common words ("what does with do?"): its words but the few that
+    never carry the topic."""
+    return {w for w in re.findall(r"[a-z]+", question.lower()) if w not in _NEVER_TOPIC}
+
+
+_NEVER_TOPIC = frozenset(
+    [
+        "what",
+        "does",
+        "do",
+        "did",
+        "how",
+        "is",
+        "are",
+        "the",
+        "a",
+        "an",
+        "it",
+        "i",
+        "you",
+        "can",
+        "why",
+        "when",
+    ]
+)
+
+
+def rank_key(passage: Passage, wanted: set[str], prefer: str, course: str = "") -> float:
     """How well a passage answers: its search score, weighted (see `relevant`)."""
     weight = LESSON_BONUS if prefer and passage.lesson == prefer else 1.0
+    if course and passage.course != course:
+        weight *= OTHER_COURSE  # scores of different courses' indexes do not compare well
     if passage.source != "lesson":
         weight *= REFERENCE_NOTES
     heading = headings(passage)[-1] if passage.heading_path else ""
@@ -445,6 +481,22 @@ def pick_quiz(
     if force or score >= 2:
         return card
     return None
+
+
+def quiz_reply(context: TutorContext, card: QuizCard) -> str:
+    """A quiz card asked for on its own, with the lesson section it checks (so the learner can
+    look it up, and a follow-up knows what the card was about)."""
+    wanted = stem_set(f"{card.question} {card.explanation} {' '.join(card.options)}")
+    best: tuple[int, tuple[str, ...]] | None = None
+    for path, body in lesson_sections(context.lesson_content):
+        if len(path) < 2:
+            continue
+        score = len(wanted & stem_set(" ".join(path) + " " + " ".join(body)))
+        score += 3 * len(wanted & stem_set(path[-1]))
+        if best is None or score > best[0]:
+            best = (score, path)
+    where = f"\n_(Source: {context.lesson_title} › {' › '.join(best[1][1:])})_" if best else ""
+    return quiz_text(card) + where
 
 
 def quiz_text(card: QuizCard) -> str:

@@ -95,9 +95,16 @@ def reply(
         return summary(context, passages)
     ordered = on_topic(passages, dialogue)
     own = own_words(question)
-    if dialogue.topic is not None and len(own - dialogue.topic.words) >= SPECIFIC_WORDS:
-        # "why np.tril and not np.triu?": the passage that says those words, topic first on ties
-        ordered = sorted(ordered, key=lambda p: -len(own & compose.vocabulary(p)))
+    new = own - dialogue.topic.words if dialogue.topic is not None else set()
+    if len(new) >= SPECIFIC_WORDS:
+        # "why np.tril and not np.triu?": the lesson's passage that says those new words, if one
+        # says at least two of them; the topic's section otherwise
+        lesson = ordered[0].lesson
+        said_new = [len(new & compose.vocabulary(p)) if p.lesson == lesson else 0 for p in ordered]
+        if max(said_new) >= SPECIFIC_WORDS:
+            ordered = [
+                p for _, p in sorted(zip(said_new, ordered, strict=True), key=lambda x: -x[0])
+            ]
     main = ordered[0]
     said = _said(dialogue)
     section = _section_sentences(ordered)

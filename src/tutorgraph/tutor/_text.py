@@ -26,6 +26,8 @@ _STOPWORDS = """
     thank let us let's something anything can't cannot don't doesn't actually basically exactly
     literally kind sort stuff way someone somewhere saw seen im i'm dont cant isnt doesnt whats
     why's how's pls plz gonna wanna kinda sorta hmm um uh yeah yes okay right wait sure
+    lesson lessons course courses section sections chapter part parts cover covers covered
+    talk talks mention mentions discuss discusses picture
 """
 STOPWORDS = frozenset(_STOPWORDS.split())
 
@@ -54,6 +56,11 @@ _EXPANSIONS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"\bbc\b", " because "),
         (r"\bw/", " with "),
         (r"\bsqrt\b", " square root sqrt "),
+        (
+            r"\bwith (open|statement|block|blocks|body)\b|\bwith with\b|\bworks with with\b",
+            " with statement context manager \\g<0> ",
+        ),
+        (r"\byield\b", " yield generator "),
     )
 )
 

@@ -88,7 +88,9 @@ _ATTEMPT = re.compile(
     re.IGNORECASE,
 )
 _LEANS_ON_CONTEXT = re.compile(
-    r"\b(it|that|this|those|these|them|the other( one)?|same|instead|then)\b", re.IGNORECASE
+    r"\b(it|that|this|those|these|them|the other( one)?|same|instead|then|both|either|neither|"
+    r"ones?)\b",
+    re.IGNORECASE,
 )
 RELATED_SHARE = 0.3  # share of a turn's own words found in the topic that makes it a follow-up
 FEW_WORDS = 2  # a turn with at most this many content words says too little to change topic

@@ -164,7 +164,7 @@ def next_step(context: TutorContext, turn: Turn, tools: set[str]) -> ToolRequest
     if intent == "quiz" and context.quiz:
         card = compose.pick_quiz(context, stem_set(turn.question), turn.history, force=True)
         if card is not None:
-            return compose.quiz_text(card)
+            return compose.quiz_reply(context, card)
     if intent == "resources" and "get_curated_resources" in tools:
         found = turn.result("get_curated_resources")
         if found is None:
@@ -206,11 +206,15 @@ def _question_step(context: TutorContext, turn: Turn, tools: set[str]) -> ToolRe
     unknown = turn.unknown_terms()
     if move != "new" and (dialogue.topic is not None or move in ("hint", "answer")):
         # A follow-up is about the topic: its section first, whatever else the search found.
-        kept = compose.relevant(found, query, prefer=context.lesson_slug, unknown=unknown)
+        kept = compose.relevant(
+            found, query, prefer=context.lesson_slug, course=context.course_slug, unknown=unknown
+        )
         passages = follow_up.on_topic(kept or (found if dialogue.topic else []), dialogue)
         if passages:
             return follow_up.reply(move, context, turn.question, passages, dialogue)
-    passages = compose.relevant(found, query, prefer=context.lesson_slug, unknown=unknown)
+    passages = compose.relevant(
+        found, query, prefer=context.lesson_slug, course=context.course_slug, unknown=unknown
+    )
     if not passages:
         return redirect(context)
     fetched = turn.result("get_lesson_context") or {}
