@@ -256,11 +256,11 @@ def _analogy_reply(
         return (
             f"Let's stretch the same picture. {extension}\n\n"
             f"In the course's terms: {_one(main, topic_question)}\n"
-            f"{compose.citation(main)}\n\nWhere does our picture stop fitting {focus}?"
+            f"{compose.citation(main)}\n\nWhere does our picture stop fitting {analogy.idea}?"
         )
     if analogy is not None:
         return (
-            f"Here's a picture for {focus}.\n\n{analogy_text(analogy)}\n\n"
+            f"Here's a picture for {analogy.idea}.\n\n{analogy_text(analogy)}\n\n"
             f"Now map it back: {_one(main, topic_question)}\n"
             f"{compose.citation(main)}\n\nWhich part of the picture matches which part of the idea?"
         )
