@@ -40,7 +40,7 @@ def test_a_turn_streams_the_spec_events_and_is_stored(
     assert stream.of("tool_call")[0] == {
         "type": "tool_call",
         "name": "search_course",
-        "arguments": {"query": SQRT, "lesson_slug": "self-attention"},
+        "arguments": {"query": SQRT, "lesson_slug": "self-attention", "k": 8},
     }
     assert stream.of("tool_result")[0]["result"]["results"][0]["lesson"] == "self-attention"
     assert stream.of("done") == [{"type": "done"}]

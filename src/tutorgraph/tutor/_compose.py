@@ -25,7 +25,7 @@ WEAK_MATCH_SCORE = 3.5  # a passage saying few of the words must be a strong sea
 CLOSE_TO_BEST = 0.6  # a passage must say nearly as many of the question's words as the best one
 LESSON_BONUS = 1.25  # the current lesson's passages win close calls
 OTHER_COURSE = 0.5  # another course's passage must be clearly better
-REFERENCE_NOTES = 0.4  # the lesson itself before its reference notes
+REFERENCE_NOTES = 0.2  # the lesson itself before its reference notes
 GENERIC_SECTION = 0.6  # "Key takeaways", "FAQ": summaries, not the section that explains
 HEADING_MATCH = 1.0  # a heading that names the question's words: up to twice the weight
 GENERIC_HEADINGS = re.compile(
@@ -34,6 +34,7 @@ GENERIC_HEADINGS = re.compile(
     re.IGNORECASE,
 )
 _ANALOGY = re.compile(r"\b(think of|imagine|like a|analog|similar to|as if|picture)\b", re.I)
+FRAMED = re.compile(r"(think of|imagine|picture)\b", re.IGNORECASE)
 _MATH_BLOCK = re.compile(r"\$\$.*?\$\$", re.DOTALL)
 
 
@@ -180,7 +181,8 @@ def rank_key(passage: Passage, wanted: set[str], prefer: str, course: str = "") 
     heading = headings(passage)[-1] if passage.heading_path else ""
     if GENERIC_HEADINGS.match(heading) or len(passage.heading_path) < 2:
         weight *= GENERIC_SECTION  # a summary, or the document's introduction
-    named = wanted & stem_set(" ".join(headings(passage)))
+    # The lesson's own title words name every section of it: they do not pick one.
+    named = (wanted - stem_set(passage.lesson_title)) & stem_set(" ".join(headings(passage)))
     weight *= 1.0 + HEADING_MATCH * len(named) / len(wanted)
     return passage.score * weight
 
@@ -359,7 +361,9 @@ def _analogy_mode(
         return analogy_parts(chosen, passages, question)
     core = " ".join(pick_sentences(chosen[0], question, 2, plain=False))
     return [
-        f"Think of it this way. {analogy_text(analogy)}",
+        analogy_text(analogy)
+        if FRAMED.match(analogy.picture)
+        else f"Think of it this way. {analogy_text(analogy)}",
         f"Now map it onto the real thing: {core}\n{citation(chosen[0])}",
     ]
 

@@ -43,7 +43,6 @@ _EXPANSIONS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"->", " return annotation "),
         (r"(?<![\w@])@(?=[a-z_])", " decorator "),
         (r"//", " floor division "),
-        (r"\bvs\.?\b", " versus "),
         (r"\binit\b", " initialisation initialization init "),
         (r"\bparams?\b", " parameters "),
         (r"\bargs?\b", " arguments "),

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from tutorgraph.tutor._compose import Cited, citations
-from tutorgraph.tutor._text import expand, stem_set
+from tutorgraph.tutor._text import stem_set
 from tutorgraph.tutor.blocks import strip_blocks
 
 Move = Literal[
@@ -67,6 +67,9 @@ _MOVE_PATTERNS: dict[Move, str] = {
     "why": r"(^\W*((but|and|ok|okay|so|hmm|wait)\W+)*why\b|\bwhy (is|does|do|would|not|that|"
     r"though|the)\b|\bhow come\b)",
 }
+_STYLE = re.compile(
+    "|".join(_MOVE_PATTERNS[m] for m in ("simpler", "analogy", "hint", "answer")), re.IGNORECASE
+)
 _MOVES: tuple[tuple[Move, re.Pattern[str]], ...] = tuple(
     (move, re.compile(pattern, re.IGNORECASE)) for move, pattern in _MOVE_PATTERNS.items()
 )
@@ -193,15 +196,12 @@ def _strip_move_words(message: str) -> str:
 
 
 def query_for(message: str, move: Move, dialogue: Dialogue) -> str:
-    """The search query a turn becomes (see the module doc), symbols and abbreviations spelled
-    out (`_text.expand`)."""
-    return expand(_query(message, move, dialogue))
-
-
-def _query(message: str, move: Move, dialogue: Dialogue) -> str:
+    """The search query a turn becomes (see the module doc). The search tool spells out symbols
+    and abbreviations itself (`_text.expand`)."""
     topic = dialogue.topic
     own = _strip_move_words(message)
     if topic is None or move in ("new", "catalogue", "what_next"):
+        own = _STYLE.sub(" ", message)  # "explain X like i'm five": search for X
         if _LEANS_ON_CONTEXT.search(message) and len(stem_set(own)) <= 4:
             # "and for dicts?", "what's in that first lesson": the conversation says what
             before = topic.question if topic is not None else " ".join(_named(dialogue.last_reply))

@@ -30,7 +30,7 @@ from tutorgraph.offload import run_cpu_bound
 from tutorgraph.tutor import _compose as compose
 from tutorgraph.tutor import _explore as explore
 from tutorgraph.tutor import _follow_up as follow_up
-from tutorgraph.tutor._text import stem_set
+from tutorgraph.tutor._text import expand, stem_set
 from tutorgraph.tutor.context import TutorContext
 from tutorgraph.tutor.dialogue import Dialogue, move_of, query_for
 from tutorgraph.wording import counted
@@ -45,8 +45,11 @@ _RESOURCES = re.compile(
     r"\b(resources?|further reading|read more|reading list|videos?|links?|learn more|books?)\b",
     re.I,
 )
+_GREETING = re.compile(r"^\W*(hi|hello|hey|thanks|thank you|good (morning|evening)|yo)\b", re.I)
 _PROGRESS = re.compile(
-    r"\b(my progress|how far|what have i (done|finished|completed|learned)|which lessons)\b", re.I
+    r"\b(my progress|how far|what have i (done|finished|completed|learned)|"
+    r"which lessons (have|did) i)\b",
+    re.I,
 )
 
 LEAD_SEARCH = "Let me look that up in the lesson and the rest of the course.\n\n"
@@ -133,7 +136,7 @@ def intent_of(message: str) -> Intent:
         return "progress"
     if _RESOURCES.search(message):
         return "resources"
-    if not stem_set(message):
+    if not stem_set(message) and (_GREETING.search(message) or len(message.split()) <= 2):
         return "greeting"
     return "question"
 
@@ -196,7 +199,7 @@ def _question_step(context: TutorContext, turn: Turn, tools: set[str]) -> ToolRe
         if not lesson_mode:
             return ToolRequest(LEAD_SEARCH_EXPLORE, [_call("search_course", {"query": query})])
         calls = [
-            _call("search_course", {"query": query, "lesson_slug": context.lesson_slug}),
+            _call("search_course", {"query": query, "lesson_slug": context.lesson_slug, "k": 8}),
             _call("search_course", {"query": query}),
         ]
         if context.mode == "code" and "get_lesson_context" in tools:
@@ -207,13 +210,21 @@ def _question_step(context: TutorContext, turn: Turn, tools: set[str]) -> ToolRe
     if move != "new" and (dialogue.topic is not None or move in ("hint", "answer")):
         # A follow-up is about the topic: its section first, whatever else the search found.
         kept = compose.relevant(
-            found, query, prefer=context.lesson_slug, course=context.course_slug, unknown=unknown
+            found,
+            expand(query),
+            prefer=context.lesson_slug,
+            course=context.course_slug,
+            unknown=unknown,
         )
         passages = follow_up.on_topic(kept or (found if dialogue.topic else []), dialogue)
         if passages:
             return follow_up.reply(move, context, turn.question, passages, dialogue)
     passages = compose.relevant(
-        found, query, prefer=context.lesson_slug, course=context.course_slug, unknown=unknown
+        found,
+        expand(query),
+        prefer=context.lesson_slug,
+        course=context.course_slug,
+        unknown=unknown,
     )
     if not passages:
         return redirect(context)

@@ -20,7 +20,7 @@ from tutorgraph.settings import SearchSettings
 from tutorgraph.store import courses
 from tutorgraph.store.db import Database
 from tutorgraph.store.models import Lesson, User
-from tutorgraph.tutor._text import shorten, stem_set
+from tutorgraph.tutor._text import expand, shorten, stem_set
 from tutorgraph.tutor.context import TutorContext
 from tutorgraph.tutor.web_search import search_web
 
@@ -169,10 +169,11 @@ class ToolExecutor:
         scope = [v.course for v in courses.visible_courses(session=session, user=user)]
         if lesson_slug is not None and lesson_slug in self._course_lesson_slugs():
             scope = [c for c in scope if c.slug == self.context.course_slug] or scope
+        searched = expand(query)  # learners' symbols and abbreviations, spelled out
         hits = self.indexes.search(
-            session=session, query=query, courses=scope, lesson=lesson_slug, k=k
+            session=session, query=searched, courses=scope, lesson=lesson_slug, k=k
         )
-        unknown = self.indexes.unknown_terms(session=session, query=query, courses=scope)
+        unknown = self.indexes.unknown_terms(session=session, query=searched, courses=scope)
         return {
             "query": query,
             "unknown_terms": unknown,
