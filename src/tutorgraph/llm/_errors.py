@@ -41,14 +41,14 @@ def translate_error(exc: Exception, *, settings: LLMSettings, attempts: int) -> 
             f"{where} has no model {settings.model!r}: set TUTORGRAPH_LLM_MODEL (llm.model), "
             "or check TUTORGRAPH_LLM_BASE_URL (llm.base_url)"
         )
+    if isinstance(exc, openai.APIStatusError) and refuses_response_format(exc):
+        return ResponseFormatUnsupported(f"{where} refused response_format: {server_message(exc)}")
     if isinstance(exc, RETRYABLE_ERRORS):
         return ProviderUnavailable(
             f"{where} is unavailable after {attempts} attempt(s): {describe_sdk_error(exc)}"
         )
     if isinstance(exc, openai.APIStatusError):
         detail = server_message(exc)
-        if exc.status_code in (400, 422) and _mentions_response_format(detail):
-            return ResponseFormatUnsupported(f"{where} refused response_format: {detail}")
         return ProviderConfigError(
             f"{where} refused the request (HTTP {exc.status_code}): {detail}"
         )
@@ -69,6 +69,12 @@ def server_message(exc: openai.APIStatusError) -> str:
     if isinstance(body, dict) and isinstance(body.get("message"), str):
         return str(body["message"])
     return exc.message
+
+
+def refuses_response_format(exc: openai.APIStatusError) -> bool:
+    """A 400/422, or a 500 from servers that answer every validation error with 500 (llama.cpp's
+    Python server), whose message is about `response_format`: not worth retrying as is."""
+    return exc.status_code in (400, 422, 500) and _mentions_response_format(server_message(exc))
 
 
 def _mentions_response_format(detail: str) -> bool:

@@ -8,9 +8,16 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
+import openai
+
 from tutorgraph.errors import ProviderError
 from tutorgraph.llm._calllog import CallLog
-from tutorgraph.llm._errors import RETRYABLE_ERRORS, SDK_ERRORS, describe_sdk_error
+from tutorgraph.llm._errors import (
+    RETRYABLE_ERRORS,
+    SDK_ERRORS,
+    describe_sdk_error,
+    refuses_response_format,
+)
 from tutorgraph.settings import LLMSettings
 
 T = TypeVar("T")
@@ -31,6 +38,8 @@ class RetryPolicy:
         return cls(max_attempts=settings.max_attempts, backoff_seconds=settings.backoff_seconds)
 
     def should_retry(self, exc: BaseException, attempt: int) -> bool:
+        if isinstance(exc, openai.APIStatusError) and refuses_response_format(exc):
+            return False  # the same request would be refused again: simplify it instead
         return isinstance(exc, RETRYABLE_ERRORS) and attempt < self.max_attempts
 
     def delay(self, attempt: int) -> float:

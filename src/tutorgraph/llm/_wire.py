@@ -31,7 +31,8 @@ def to_wire_message(message: Message) -> ChatCompletionMessageParam:
         return ChatCompletionToolMessageParam(
             role="tool", content=content, tool_call_id=message.tool_call_id or ""
         )
-    assistant = ChatCompletionAssistantMessageParam(role="assistant", content=message.content)
+    # "" rather than null beside tool calls: some servers (llama.cpp's) refuse a null content.
+    assistant = ChatCompletionAssistantMessageParam(role="assistant", content=message.content or "")
     if message.tool_calls:
         assistant["tool_calls"] = [
             ChatCompletionMessageFunctionToolCallParam(

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import logging
+import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from contextlib import aclosing
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 import openai
@@ -27,7 +28,17 @@ from tutorgraph.llm._json_reply import (
 from tutorgraph.llm._retry import RetryPolicy, call_with_retry
 from tutorgraph.llm._stream import ChunkAssembler
 from tutorgraph.llm._wire import to_wire_messages, to_wire_tools
-from tutorgraph.llm.types import Message, SchemaT, StreamEvent, ToolSpec
+from tutorgraph.llm.types import (
+    Finish,
+    FinishReason,
+    Message,
+    SchemaT,
+    StreamEvent,
+    TextDelta,
+    ToolCall,
+    ToolCallEvent,
+    ToolSpec,
+)
 from tutorgraph.settings import LLMSettings
 
 log = logging.getLogger("tutorgraph.llm")
@@ -111,7 +122,11 @@ class OpenAIEngine:
             else:
                 return messages, response_format, reply
         messages = with_schema_instructions(messages, schema)
-        response_format = {"type": "json_object"}
+        # Servers with grammar-constrained decoding (llama.cpp, vLLM) read a `schema` here;
+        # others ignore the extra key and follow the instructions in the prompt.
+        response_format = cast(
+            ResponseFormat, {"type": "json_object", "schema": schema.model_json_schema()}
+        )
         reply = await self._complete(messages, response_format, agent=agent, schema=schema.__name__)
         return messages, response_format, reply
 
@@ -185,21 +200,80 @@ class OpenAIEngine:
             stream=True,
             stream_options={"include_usage": True},
             tools=to_wire_tools(tools) if tools else openai.omit,
+            # Explicit: some servers ignore tools unless a tool_choice is sent.
+            tool_choice="auto" if tools else openai.omit,
             temperature=self.settings.temperature,
             max_tokens=self.settings.max_tokens,
         )
         assembler = ChunkAssembler()
-        async with stream:
-            async for chunk in stream:
-                for event in assembler.feed(chunk):
-                    yield event
+        chunks = 0
+        try:
+            async with stream:
+                async for chunk in stream:
+                    chunks += 1
+                    for event in assembler.feed(chunk):
+                        yield event
+        except openai.APIConnectionError:
+            if chunks or not tools:
+                raise
+        if chunks == 0 and tools:
+            # llama.cpp's server cannot stream an automatic tool choice: it closes the stream
+            # (or the connection) before a chunk. Ask again without streaming, emit as events.
+            log.info(
+                "empty stream with tools from %s; asking without streaming", self.settings.base_url
+            )
+            async for event in self._complete_with_tools(wire, tools, record):
+                yield event
+            return
         record.prompt_tokens = assembler.usage.prompt_tokens
         record.completion_tokens = assembler.usage.completion_tokens
         for event in assembler.finish():
             yield event
 
+    async def _complete_with_tools(
+        self,
+        wire: list[ChatCompletionMessageParam],
+        tools: Sequence[ToolSpec],
+        record: CallLog,
+    ) -> AsyncGenerator[StreamEvent, None]:
+        for attempt in (1, 2):
+            try:
+                completion = await self._client.chat.completions.create(
+                    model=self.settings.model,
+                    messages=wire,
+                    tools=to_wire_tools(tools),
+                    tool_choice="auto",
+                    temperature=self.settings.temperature,
+                    max_tokens=self.settings.max_tokens,
+                )
+                break
+            except openai.APIConnectionError:
+                if attempt == 2:  # the first may reuse the connection the stream broke
+                    raise
+        record.add_usage(completion.usage)
+        if not completion.choices:
+            yield Finish(reason="stop")
+            return
+        choice = completion.choices[0]
+        if choice.message.content:
+            yield TextDelta(delta=choice.message.content)
+        calls = [c for c in choice.message.tool_calls or () if c.type == "function"]
+        for call in calls:
+            yield ToolCallEvent(
+                call=ToolCall(
+                    id=call.id or f"call_{uuid.uuid4().hex[:24]}",
+                    name=call.function.name.rstrip(":"),
+                    arguments=call.function.arguments or "{}",
+                )
+            )
+        yield Finish(reason="tool_calls" if calls else _finish_reason(choice.finish_reason))
+
     def _translate(self, exc: Exception, attempts: int) -> ProviderError:
         return translate_error(exc, settings=self.settings, attempts=attempts)
+
+
+def _finish_reason(reason: str | None) -> FinishReason:
+    return "length" if reason == "length" else "stop"
 
 
 def _make_client(settings: LLMSettings) -> openai.AsyncOpenAI:
