@@ -52,7 +52,7 @@ def model_path(python: Path) -> Path:
 
 @contextmanager
 def llama_server(
-    python: Path, *, log: Path | None = None, threads: int = 2
+    python: Path, *, log: Path | None = None, threads: int = 2, context: int = 4096
 ) -> Iterator[LlamaServer]:
     """The server on a free loopback port, stopped on exit."""
     port = free_port()
@@ -70,7 +70,7 @@ def llama_server(
         "--chat_format",
         "chatml-function-calling",
         "--n_ctx",
-        "4096",
+        str(context),
         "--n_threads",
         str(threads),
         "--verbose",

@@ -65,6 +65,36 @@ def questions(
     console.print(f"wrote {out}")
 
 
+@bench_app.command("eval")
+def evaluation(
+    real_lesson: Annotated[
+        str | None,
+        typer.Option(help="Lesson whose scenarios also run on the tiny real model ('' skips)."),
+    ] = "self-attention",
+    content: Annotated[Path, typer.Option(help="Content directory.")] = Path("content"),
+    out: OutOption = Path("BENCHMARKS.md"),
+) -> None:
+    """Every evaluation scenario on the offline engine, and one lesson's on a real tiny model
+    (llama.cpp, when `make install-llama` has run), compared side by side."""
+    from tutorgraph.bench.evals import markdown, run_eval_benchmark
+
+    with console.status("tutor evaluation"):
+        results = run_eval_benchmark(content_dir=content, real_lesson=real_lesson or None)
+    for result in results:
+        summary = result.summary()
+        console.print(
+            f"{result.label}: layers 0-1 {summary['layers_0_1_pass_rate']:.0%}, pedagogy "
+            f"{summary['pedagogy_pass_rate']:.0%}, "
+            f"expectations {summary['expectations_passed']:.0%}",
+            highlight=False,
+        )
+    command = "tutorgraph bench eval"
+    if real_lesson != "self-attention":
+        command += f" --real-lesson '{real_lesson or ''}'"
+    write_section(out, "tutor-eval", markdown(results, command))
+    console.print(f"wrote {out}")
+
+
 @bench_app.command("kt")
 def kt(
     data: Annotated[Path, typer.Option(help="The assistments2009 benchmark folder.")] = Path(
@@ -372,6 +402,7 @@ def run_all(out: OutOption = Path("BENCHMARKS.md")) -> None:
     """Every benchmark whose data is available (pyBKT side by side when .bench-venv exists)."""
     retrieval(out=out)
     questions(out=out)
+    evaluation(out=out)
     answers(out=out)
     for name, path in GRADING_DATA.items():
         if path.is_file():

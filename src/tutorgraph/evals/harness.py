@@ -1,8 +1,10 @@
 """Runs scenarios end to end: scripted and simulated learner turns through the real tutor, then
 every scoring layer. One `ScenarioResult` per scenario, one `RunResult` per run (saved as JSON).
 
-Pass rate (the harness's headline): a scenario passes layers 0-1 when every format-safety check
-and every expectation it lists holds; pedagogy passes when its automatic pedagogy checks hold."""
+Pass rates (per scenario): layers 0-1 when its layer-0 behaviour checks (the spec's metrics
+against its teaching rhythm) and every layer-1 format-safety check hold; expectations when every
+behaviour the scenario itself lists holds (stricter); pedagogy when its automatic pedagogy checks
+hold."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from pydantic import BaseModel, Field
 
 from tutorgraph.evals.checks import CheckContext, CheckResult, pedagogy, run_expectations
 from tutorgraph.evals.judges import JudgeResult, judge
-from tutorgraph.evals.layers import behaviour, format_safety
+from tutorgraph.evals.layers import behaviour, behaviour_checks, format_safety
 from tutorgraph.evals.runner import Transcript, TutorRunner
 from tutorgraph.evals.scenario import Scenario
 from tutorgraph.evals.simulator import StudentSimulator
@@ -41,6 +43,7 @@ class ScenarioResult(BaseModel):
     persona: str
     transcript: dict[str, Any]
     behaviour: dict[str, Any]
+    behaviour_checks: list[Check] = Field(default_factory=list)
     format_checks: list[Check]
     expectations: list[Check]
     pedagogy: list[Check]
@@ -49,8 +52,14 @@ class ScenarioResult(BaseModel):
 
     @property
     def layers_pass(self) -> bool:
-        checks = self.format_checks + self.expectations
+        """Layers 0 (behaviour against the spec's rhythm) and 1 (format safety) all hold."""
+        checks = self.behaviour_checks + self.format_checks
         return self.error is None and all(c.passed for c in checks)
+
+    @property
+    def expectations_pass(self) -> bool:
+        """Every behaviour the scenario itself expects holds (stricter than layers 0-1)."""
+        return self.error is None and all(c.passed for c in self.expectations)
 
     @property
     def pedagogy_pass(self) -> bool:
@@ -70,6 +79,7 @@ class RunResult(BaseModel):
         expectations = [c for s in self.scenarios for c in s.expectations]
         fmt = [c for s in self.scenarios for c in s.format_checks]
         ped = [c for s in self.scenarios for c in s.pedagogy]
+        layer0 = [c for s in self.scenarios for c in s.behaviour_checks]
         judged: dict[str, list[int]] = {}
         for s in self.scenarios:
             for j in s.judges:
@@ -78,9 +88,11 @@ class RunResult(BaseModel):
         return {
             "scenarios": n,
             "layers_0_1_pass_rate": _rate([s.layers_pass for s in self.scenarios]),
+            "expectations_pass_rate": _rate([s.expectations_pass for s in self.scenarios]),
             "pedagogy_pass_rate": _rate([s.pedagogy_pass for s in self.scenarios]),
             "expectations_passed": _rate([c.passed for c in expectations]),
             "expectations": len(expectations),
+            "behaviour_checks_passed": _rate([c.passed for c in layer0]),
             "format_checks_passed": _rate([c.passed for c in fmt]),
             "format_checks": len(fmt),
             "pedagogy_checks_passed": _rate([c.passed for c in ped]),
@@ -135,6 +147,7 @@ async def run_scenario(
         await judge(judge_model, scenario, transcript, "alignment"),
         await judge(judge_model, scenario, transcript, "outcome"),
     ]
+    measured = behaviour(transcript)
     lesson_text = course_text("")  # a reply may cite any lesson of the course
     return ScenarioResult(
         id=scenario.id,
@@ -144,7 +157,8 @@ async def run_scenario(
         explore=scenario.explore,
         persona=scenario.persona.kind,
         transcript=transcript.as_dict(),
-        behaviour=behaviour(transcript).__dict__,
+        behaviour=measured.__dict__,
+        behaviour_checks=[Check.of(r) for r in behaviour_checks(transcript, measured)],
         format_checks=[Check.of(r) for r in format_safety(transcript, course_text=lesson_text)],
         expectations=[Check.of(r) for r in run_expectations(scenario, transcript, checks)],
         pedagogy=[Check.of(r) for r in pedagogy(transcript)],

@@ -102,6 +102,49 @@ def behaviour(transcript: Transcript) -> Behaviour:
     )
 
 
+QUESTION_SHARE = 0.5  # Socratic: at least half the replies ask the learner something
+MODALITIES_FOR_LONG = 3  # the spec's rhythm: at least three modalities across a conversation...
+LONG_CONVERSATION = 4  # ...of this many turns; shorter ones need one beyond prose
+CONTINUITY_FROM = 3  # turns from which a conversation must refer back at least once
+
+
+def behaviour_checks(transcript: Transcript, measured: Behaviour) -> list[CheckResult]:
+    """Layer 0 as pass/fail: the spec's behavioural metrics against its teaching rhythm."""
+    turns = len(transcript.turns)
+    asking = sum("?" in strip_blocks(t.reply) or "<quiz>" in t.reply for t in transcript.turns)
+    needed = MODALITIES_FOR_LONG if turns >= LONG_CONVERSATION else 1
+    results = [
+        CheckResult(
+            "layer0_asks_questions",
+            0,
+            turns == 0 or asking / turns >= QUESTION_SHARE,
+            f"{asking} of {turns} replies ask the learner something",
+        ),
+        CheckResult(
+            "layer0_modalities",
+            0,
+            len(measured.modalities) >= needed,
+            f"{', '.join(measured.modalities) or 'prose only'} (needs {needed})",
+        ),
+        CheckResult(
+            "layer0_uses_tools",
+            0,
+            sum(measured.tool_calls.values()) >= 1,
+            ", ".join(f"{k} {v}" for k, v in measured.tool_calls.items()) or "no tool call",
+        ),
+    ]
+    if turns >= CONTINUITY_FROM:
+        results.append(
+            CheckResult(
+                "layer0_continuity",
+                0,
+                measured.backward_references >= 1,
+                f"{measured.backward_references} backward references",
+            )
+        )
+    return results
+
+
 def _modalities(reply: str) -> set[str]:
     found = {tag for tag in ("quiz", "resource", "image", "flow", "architecture")}
     found = {tag for tag in found if f"<{tag}>" in reply}

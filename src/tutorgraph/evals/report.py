@@ -42,9 +42,11 @@ def comparison_rows(results: Sequence[RunResult]) -> list[list[str]]:
     for key, name in (
         ("scenarios", "scenarios"),
         ("layers_0_1_pass_rate", "layers 0-1 pass rate (scenarios)"),
+        ("expectations_pass_rate", "all expectations met (scenarios)"),
         ("pedagogy_pass_rate", "pedagogy pass rate (scenarios)"),
         ("expectations_passed", "expectations passed"),
-        ("format_checks_passed", "format checks passed"),
+        ("behaviour_checks_passed", "layer 0 checks passed"),
+        ("format_checks_passed", "layer 1 format checks passed"),
         ("pedagogy_checks_passed", "pedagogy checks passed"),
         ("errors", "scenarios with an error"),
     ):

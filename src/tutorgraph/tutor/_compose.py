@@ -297,6 +297,11 @@ def answer(
         )
     elif style.plain:
         parts.extend(_plain(passages, question, style.sentences))
+        analogy = find_analogy(context, f"{question} {focus_of(chosen, context)}")
+        if analogy is not None:
+            parts.append(f"A picture for it: {analogy.picture}")
+        if chosen and (visual := also_show(chosen[0], history, code=False)):
+            parts.append(visual)
     else:
         for passage in chosen:
             picked = pick_sentences(passage, question, style.sentences, plain=False)
@@ -305,8 +310,34 @@ def answer(
                 if mode == "deep_dive" and (math := _MATH_BLOCK.search(passage.text)):
                     block += "\n\n" + math.group(0)
                 parts.append(f"{block}\n{citation(passage)}")
+        if chosen and (visual := also_show(chosen[0], history)):
+            parts.append(visual)
     parts.append(check(context, question, chosen, history))
     return "\n\n".join(parts)
+
+
+SNIPPET_LINES = 14
+
+
+def also_show(passage: Passage, history: Sequence[str], *, code: bool = True) -> str | None:
+    """The passage's diagram, or else (with `code`) a short piece of its code, when the
+    conversation has not shown it yet: the lesson's own anchor for the idea (never anything the
+    course lacks)."""
+    for block in code_blocks(passage.text):
+        body = block.code.strip()
+        if not body or any(body[:80] in earlier for earlier in history):
+            continue
+        if block.language == "mermaid":
+            return f"As a diagram:\n\n```mermaid\n{body}\n```"
+    for block in code_blocks(passage.text) if code else []:
+        body = block.code.strip()
+        if block.language == "mermaid" or not body or any(body[:80] in e for e in history):
+            continue
+        lines = body.splitlines()
+        if len(lines) > SNIPPET_LINES:
+            continue
+        return f"In the lesson's code:\n\n```{block.language or 'python'}\n{body}\n```"
+    return None
 
 
 def _plain(passages: list[Passage], question: str, count: int) -> list[str]:
@@ -447,6 +478,21 @@ def check_for(context: TutorContext, focus: str, turn: int) -> str:
     """An open check question in the teaching mode's voice, about `focus`."""
     templates = CHECKS[context.mode]
     return templates[turn % len(templates)].format(focus=focus)
+
+
+def lesson_diagram(markdown: str, wanted: set[str]) -> tuple[tuple[str, ...], str] | None:
+    """The lesson's Mermaid diagram that best fits `wanted` (its section's words), if it has one:
+    (heading path, diagram source)."""
+    best: tuple[int, tuple[str, ...], str] | None = None
+    for section in split_sections(markdown):
+        text = "\n\n".join(section.blocks)
+        for block in code_blocks(text):
+            if block.language != "mermaid":
+                continue
+            score = len(wanted & stem_set(" ".join(section.heading_path) + " " + text))
+            if best is None or score > best[0]:
+                best = (score, tuple(section.heading_path), block.code.strip())
+    return (best[1], best[2]) if best else None
 
 
 def lesson_sections(markdown: str) -> list[tuple[tuple[str, ...], list[str]]]:

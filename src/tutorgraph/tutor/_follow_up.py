@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from tutorgraph.tutor import _compose as compose
 from tutorgraph.tutor._analogies import analogy_text, find_analogy, used_in
 from tutorgraph.tutor._compose import Passage
-from tutorgraph.tutor._text import sentences, stem_set
+from tutorgraph.tutor._text import code_blocks, sentences, stem_set
 from tutorgraph.tutor.blocks import strip_blocks
 from tutorgraph.tutor.context import TutorContext
 from tutorgraph.tutor.dialogue import Dialogue, Move, own_words
@@ -53,6 +53,17 @@ def on_topic(passages: Sequence[Passage], dialogue: Dialogue) -> list[Passage]:
         and (p.lesson_title == topic.cited.lesson_title)
     ]
     return same + [p for p in passages if p not in same]
+
+
+def _check(context: TutorContext, dialogue: Dialogue, main: Passage, ask: str) -> str:
+    """A lesson quiz card about the topic the conversation has not shown yet, else `ask`."""
+    if main.lesson != context.lesson_slug:
+        return ask
+    words = stem_set(" ".join(compose.headings(main)))
+    if dialogue.topic is not None:
+        words |= stem_set(dialogue.topic.question)
+    card = compose.pick_quiz(context, words, dialogue.replies, force=False)
+    return compose.quiz_text(card) if card is not None else ask
 
 
 def _by_words(found: list[str], own: set[str]) -> list[str]:
@@ -93,6 +104,8 @@ def reply(
     """The reply to a follow-up (see the module doc); `passages` are relevant, topic first."""
     if move == "summary":
         return summary(context, passages)
+    if move == "diagram":
+        return diagram(context, question, passages, dialogue)
     ordered = on_topic(passages, dialogue)
     own = own_words(question)
     new = own - dialogue.topic.words if dialogue.topic is not None else set()
@@ -117,14 +130,19 @@ def reply(
         reasons = _fresh([s for s in section if _REASON.search(s)], said) or _fresh(section, said)
         reasons = _by_words(reasons, own)
         body = " ".join(reasons[:2]) or " ".join(section[:2])
-        return (
-            f"Here's the reason, from the same section.\n\n{body}\n{cite}\n\n"
+        ask = (
             "Does that answer your “why”? Try saying in one sentence what would go wrong "
             "without it."
         )
+        return (
+            "Good question. Going back to the same section, here's the reason.\n\n"
+            f"{body}\n{cite}\n\n{_check(context, dialogue, main, ask)}"
+        )
     if move == "code":
         parts = compose.code_parts(ordered[:1], question + " " + topic_question, context)
-        return "\n\n".join(["Here it is in code.", *parts, compose.check_for(context, focus, 0)])
+        return "\n\n".join(
+            ["Here's what we just saw, in code.", *parts, compose.check_for(context, focus, 0)]
+        )
     if move == "example":
         return _example(context, ordered, section, said, focus, question, topic_question)
     if move == "analogy":
@@ -136,20 +154,23 @@ def reply(
             if nxt:
                 more = compose.pick_sentences(nxt[0], topic_question, 3, plain=False)
                 return (
-                    f"That's all this section says; the next one goes further.\n\n"
+                    "That's all this section says about what we just saw; the next one goes "
+                    "further.\n\n"
                     f"{' '.join(more)}\n{compose.citation(nxt[0])}\n\n"
                     f"How does that connect to {focus}?"
                 )
         return (
-            f"Going further into {focus}:\n\n{' '.join(fresh[:3]) or ' '.join(section[:3])}\n"
-            f"{cite}\n\nWhat would you like to dig into next?"
+            f"Building on what we just covered, going further into {focus}:\n\n"
+            f"{' '.join(fresh[:3]) or ' '.join(section[:3])}\n{cite}\n\n"
+            + _check(context, dialogue, main, "What would you like to dig into next?")
         )
     if move == "hint":
         return _hint(section, said, topic_question, cite, focus)
     if move == "answer":
         result = [s for s in section if new_numbers(s, topic_question)] or section[:2]
         return (
-            f"Fair enough, here it is.\n\n{' '.join(result[:2])}\n{cite}\n\n"
+            "Fair enough: here's the answer to your question.\n\n"
+            f"{' '.join(result[:2])}\n{cite}\n\n"
             "Now that you have it: can you retrace the steps that lead there?"
         )
     if move == "attempt":
@@ -181,7 +202,7 @@ def _simpler(
     best = sorted(chosen, key=fit, reverse=True)[:2]
     in_order = [c for c in chosen if c in best]
     parts = [
-        "Let me put it more simply.",
+        "Let's take that again, more simply.",
         f"{' '.join(in_order)}\n{compose.citation(main)}",
     ]
     analogy = find_analogy(context, f"{focus} {dialogue.topic.question if dialogue.topic else ''}")
@@ -237,12 +258,16 @@ def _example(
     worked = _fresh([s for s in section if _EXAMPLE.search(s) or numbers(s)], said)
     if worked:
         return (
-            f"Here's a concrete case.\n\n{' '.join(worked[:2])}\n"
+            f"Here's a concrete case of what we just saw.\n\n{' '.join(worked[:2])}\n"
             f"{compose.citation(ordered[0])}\n\nCan you make up a second example of your own?"
         )
     parts = compose.code_parts(list(ordered[:1]), f"{question} {topic_question}", context)
     return "\n\n".join(
-        ["Here's an example from the course.", *parts, compose.check_for(context, focus, 1)]
+        [
+            "Here's an example of what we just saw, from the course.",
+            *parts,
+            compose.check_for(context, focus, 1),
+        ]
     )
 
 
@@ -254,7 +279,7 @@ def _analogy_reply(
     if analogy is not None and used_in(analogy, dialogue.replies):
         extension = analogy.extension or analogy.breaks
         return (
-            f"Let's stretch the same picture. {extension}\n\n"
+            f"Let's stretch that picture further. {extension}\n\n"
             f"In the course's terms: {_one(main, topic_question)}\n"
             f"{compose.citation(main)}\n\nWhere does our picture stop fitting {analogy.idea}?"
         )
@@ -281,7 +306,8 @@ def _hint(section: list[str], said: set[str], question: str, cite: str, focus: s
     idea = _fresh(safe, said)[:1] or safe[:1]
     body = " ".join(idea) if idea else f"Think about what {focus} changes."
     return (
-        f"Here's a hint, not the answer.\n\n{body}\n{cite}\n\n"
+        "Here's a hint for your question, not the answer.\n\n"
+        f"{body}\n{cite}\n\n"
         "Use that to work it out: what do you get, and why?"
     )
 
@@ -300,14 +326,48 @@ def _attempt(
     if right:
         confirm = [s for s in section if new_numbers(s, question) & offered] or section[:1]
         return (
-            f"Yes, that's it.\n\n{' '.join(confirm[:1])}\n{cite}\n\n"
+            f"Yes, your answer is right.\n\n{' '.join(confirm[:1])}\n{cite}\n\n"
             f"Can you say why that follows, in your own words?"
         )
     safe = [s for s in section if not new_numbers(s, question)]
     hint = _fresh(safe, said)[:1] or safe[:1]
     return (
-        f"Not quite. Here's something to check your answer against:\n\n{' '.join(hint)}\n{cite}\n\n"
+        "Not quite, but your answer is a start. Check it against this:\n\n"
+        f"{' '.join(hint)}\n{cite}\n\n"
         f"Want to try again, or shall I walk you through {focus}?"
+    )
+
+
+def diagram(
+    context: TutorContext, question: str, passages: Sequence[Passage], dialogue: Dialogue
+) -> str:
+    """The lesson's diagram for what is asked (or the topic), with its section, then a question
+    about it; when the course has no diagram for it, say so and describe the steps instead."""
+    about = f"{question} {dialogue.topic.question if dialogue.topic else ''}"
+    wanted = stem_set(about)
+    for passage in on_topic(passages, dialogue):
+        for block in code_blocks(passage.text):
+            if block.language == "mermaid":
+                return _diagram_reply(block.code.strip(), compose.citation(passage))
+    found = compose.lesson_diagram(context.lesson_content, wanted)
+    if found is not None:
+        path, source = found
+        where = " › ".join(path[1:]) or context.lesson_title
+        return _diagram_reply(source, f"_(Source: {context.lesson_title} › {where})_")
+    steps = _section_sentences(list(passages))[:3] if passages else []
+    listed = "\n".join(f"{i}. {s}" for i, s in enumerate(steps, start=1))
+    cite = compose.citation(passages[0]) if passages else ""
+    return (
+        "The course has no diagram for this, and I won't draw one it doesn't contain. Here are "
+        f"the steps in order instead:\n\n{listed}\n{cite}\n\nCan you sketch them as boxes and "
+        "arrows yourself?"
+    )
+
+
+def _diagram_reply(source: str, cite: str) -> str:
+    return (
+        f"Here's the lesson's diagram of it:\n\n```mermaid\n{source}\n```\n{cite}\n\n"
+        "Follow one arrow at a time: which step would you explain first, and why?"
     )
 
 

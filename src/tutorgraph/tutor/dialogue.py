@@ -32,6 +32,7 @@ Move = Literal[
     "simpler",
     "why",
     "example",
+    "diagram",
     "analogy",
     "code",
     "more",
@@ -57,6 +58,7 @@ _MOVE_PATTERNS: dict[Move, str] = {
     "confused": r"(\b(don'?t|dont|do not|didn'?t) (get|understand|follow)|\bconfus|\bi'?m lost|"
     r"\bstill (confused|lost|don'?t|dont|not sure)|\blost me\b|makes no sense|not following|"
     r"what do you mean|\bhuh\b|^\s*what\?\s*$)",
+    "diagram": r"\b(diagram|draw( me)?|visuali[sz]e|visual|flowchart|flow chart|sketch)\b",
     "analogy": r"\b(analog\w*|metaphor|like what|compare it to|so (it'?s|its|it is) like|"
     r"is it (kind of |sort of |kinda )?like|everyday (example|picture)|picture it)\b",
     "code": r"(\bin code\b|\bshow (me )?(the |some )?code\b|\bimplement(ation)?\b|\bsnippet\b|"
@@ -163,9 +165,9 @@ def move_of(message: str, dialogue: Dialogue | None, *, explore: bool) -> Move:
     topic = dialogue.topic if dialogue is not None else None
     for move, pattern in _MOVES:
         if pattern.search(message):
-            if topic is None and move not in ("summary", "hint", "answer"):
+            if topic is None and move not in ("summary", "hint", "answer", "diagram"):
                 return "new"
-            if move in ("answer", "hint", "summary") or about_topic(message, topic):
+            if move in ("answer", "hint", "summary", "diagram") or about_topic(message, topic):
                 return move
             return "new"
     if (

@@ -204,10 +204,13 @@ def _question_step(context: TutorContext, turn: Turn, tools: set[str]) -> ToolRe
         ]
         if context.mode == "code" and "get_lesson_context" in tools:
             calls.append(_call("get_lesson_context", {"lesson_slug": context.lesson_slug}))
+        if _time_to_connect(dialogue) and "get_curated_resources" in tools:
+            args = {"concepts": context.concepts, "query": turn.question}
+            calls.append(_call("get_curated_resources", args))
         return ToolRequest(LEAD_SEARCH, calls)
     found = turn.passages()
     unknown = turn.unknown_terms()
-    if move != "new" and (dialogue.topic is not None or move in ("hint", "answer")):
+    if move != "new" and (dialogue.topic is not None or move in ("hint", "answer", "diagram")):
         # A follow-up is about the topic: its section first, whatever else the search found.
         kept = compose.relevant(
             found,
@@ -218,7 +221,7 @@ def _question_step(context: TutorContext, turn: Turn, tools: set[str]) -> ToolRe
         )
         passages = follow_up.on_topic(kept or (found if dialogue.topic else []), dialogue)
         if passages:
-            return follow_up.reply(move, context, turn.question, passages, dialogue)
+            return _connect(follow_up.reply(move, context, turn.question, passages, dialogue), turn)
     passages = compose.relevant(
         found,
         expand(query),
@@ -229,13 +232,33 @@ def _question_step(context: TutorContext, turn: Turn, tools: set[str]) -> ToolRe
     if not passages:
         return redirect(context)
     fetched = turn.result("get_lesson_context") or {}
-    return compose.answer(
+    reply = compose.answer(
         context,
         turn.question,
         passages,
         lesson_content=str(fetched.get("content", "")),
         history=turn.history,
     )
+    return _connect(reply, turn)
+
+
+CONNECT_AFTER = 2  # teaching replies before the tutor points to further reading (once)
+
+
+def _time_to_connect(dialogue: Dialogue) -> bool:
+    """The rhythm's "connect": once a conversation has gone a few turns, point further, once."""
+    taught = sum("_(Source:" in reply for reply in dialogue.replies)
+    shown = any("<resource>" in reply for reply in dialogue.replies)
+    return taught >= CONNECT_AFTER and not shown
+
+
+def _connect(reply: str, turn: Turn) -> str:
+    """The reply with one curated resource to go further, when the tools found one."""
+    found = turn.result("get_curated_resources")
+    card = compose.resources_text(list(found.get("resources", []))[:1]) if found else ""
+    if not card:
+        return reply
+    return f"{reply}\n\nWhen you want to go further on this: {card}"
 
 
 def greeting(context: TutorContext) -> str:
