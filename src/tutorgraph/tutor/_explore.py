@@ -44,9 +44,9 @@ def what_next(context: TutorContext, message: str) -> str:
         first, *rest = following
         later = f" After that the course continues with {', '.join(rest)}." if rest else ""
         return (
-            f"After **{course.lessons[index]}**, the next lesson in **{course.title}** is "
-            f"**{first}**.{later}\n\nIt builds directly on what you just learned. What do you "
-            f"want to be able to do with it?"
+            f"Next comes **{first}**: it follows {course.lessons[index]} in {course.title}."
+            f"{later}\n\nIt builds directly on what you just learned. What do you want to be "
+            "able to do with it?"
         )
     for course in context.available_courses:
         pending = [t for t in course.lessons if t not in done]

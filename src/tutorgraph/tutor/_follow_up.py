@@ -167,7 +167,7 @@ def reply(
     if move == "hint":
         return _hint(section, said, topic_question, cite, focus)
     if move == "answer":
-        result = [s for s in section if new_numbers(s, topic_question)] or section[:2]
+        result = _result_sentences(section, topic_question) or section[:2]
         return (
             "Fair enough: here's the answer to your question.\n\n"
             f"{' '.join(result[:2])}\n{cite}\n\n"
@@ -312,10 +312,24 @@ def _hint(section: list[str], said: set[str], question: str, cite: str, focus: s
     )
 
 
+def _result_sentences(section: list[str], question: str) -> list[str]:
+    """The section's sentences that state a number the question did not give, the one that
+    says most of the question's words (the one that answers it) first."""
+    wanted = stem_set(question)
+    results = [s for s in section if new_numbers(s, question)]
+    return sorted(results, key=lambda s: -len(wanted & stem_set(s)))
+
+
+def _result_numbers(section: list[str], question: str) -> set[float]:
+    """The numbers the section gives as the result asked for (see `_result_sentences`)."""
+    results = _result_sentences(section, question)
+    return new_numbers(results[0], question) if results else set()
+
+
 def _attempt(
     attempt: str, section: list[str], question: str, cite: str, focus: str, said: set[str]
 ) -> str:
-    expected = set().union(*(new_numbers(s, question) for s in section)) if section else set()
+    expected = _result_numbers(section, question)
     offered = numbers(attempt) - numbers(question)
     if expected and offered:
         right = bool(offered & expected)

@@ -98,7 +98,7 @@ _LEANS_ON_CONTEXT = re.compile(
     re.IGNORECASE,
 )
 RELATED_SHARE = 0.3  # share of a turn's own words found in the topic that makes it a follow-up
-FEW_WORDS = 2  # a turn with at most this many content words says too little to change topic
+FEW_WORDS = 1  # a turn with at most this many content words says too little to change topic
 
 
 @dataclass(frozen=True)
@@ -185,7 +185,8 @@ def about_topic(message: str, topic: Topic | None) -> bool:
     """A follow-up on the topic: its own words are mostly the topic's, or too few to change it."""
     if topic is None:
         return False
-    own = stem_set(_strip_move_words(message))
+    # The lesson's own name is in every question about it: it does not tie a turn to the topic.
+    own = stem_set(_strip_move_words(message)) - stem_set(topic.cited.lesson_title)
     if len(own) <= FEW_WORDS:
         return True
     return len(own & topic.words) / len(own) >= RELATED_SHARE

@@ -1,0 +1,156 @@
+"""The offline tutor holds a conversation: follow-ups stay on the topic the last reply taught,
+confusion gets a simpler explanation of the same thing, analogies extend, hints do not give the
+result away, and Explore answers questions about the catalogue itself. Every turn runs through
+the real agent loop, tools and course content (`evals.runner`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tutorgraph.engines import offline_engine
+from tutorgraph.evals.checks import difficulty
+from tutorgraph.evals.runner import Transcript, TutorRunner
+from tutorgraph.settings import Settings
+from tutorgraph.store.db import Database
+from tutorgraph.tutor._compose import citations
+from tutorgraph.tutor.blocks import strip_blocks
+from tutorgraph.tutor.context import Mode
+from tutorgraph.tutor.dialogue import Dialogue, move_of
+from tutorgraph.tutor.leaks import states_answer
+
+SQRT_HEADING = "Why divide by the square root of d_k"
+
+
+@pytest.fixture
+def runner(settings: Settings, seeded_database: Database) -> Iterator[TutorRunner]:
+    yield TutorRunner(settings=settings, database=seeded_database, model=offline_engine())
+
+
+async def talk(
+    runner: TutorRunner,
+    lesson: str,
+    turns: list[str],
+    mode: Mode = "default",
+    explore: bool = False,
+) -> Transcript:
+    context = runner.context(lesson=lesson, mode=mode, explore=explore)
+    transcript = Transcript(lesson=lesson, mode=mode, explore=explore, engine="offline")
+    for text in turns:
+        transcript.turns.append(await runner.turn(context, transcript.history(), text))
+    return transcript
+
+
+def headings(reply: str) -> list[str]:
+    return [c.heading for c in citations(reply)]
+
+
+async def test_i_dont_get_it_stays_on_the_topic_and_is_simpler(runner: TutorRunner) -> None:
+    chat = await talk(
+        runner, "self-attention", ["why do we divide the scores by sqrt(d_k)?", "I don't get it"]
+    )
+    first, second = (t.reply for t in chat.turns)
+    assert headings(first)[0] == SQRT_HEADING
+    assert headings(second)[0] == SQRT_HEADING  # before: the off-topic redirect
+    assert "couldn't find" not in second
+    assert difficulty(second) < difficulty(first)
+
+
+async def test_eli5_follow_up_on_why_the_scaling_matters(runner: TutorRunner) -> None:
+    chat = await talk(
+        runner,
+        "self-attention",
+        ["why do we divide by sqrt(d_k)?", "I still don't understand why the scaling matters"],
+        mode="eli5",
+    )
+    assert "square root of d_k" in headings(chat.turns[1].reply)[0]  # before: Pre-LN warmup
+    assert "$" not in strip_blocks(chat.turns[1].reply).split("_(Source")[0]
+
+
+async def test_an_analogy_is_offered_then_extended(runner: TutorRunner) -> None:
+    chat = await talk(
+        runner,
+        "self-attention",
+        [
+            "why do we divide by sqrt(d_k)?",
+            "can you give me an analogy?",
+            "so it's like a talent show? what happens with more criteria?",
+        ],
+    )
+    picture, extension = chat.turns[1].reply, chat.turns[2].reply
+    assert "Imagine" in picture or "Think of" in picture  # before: the redirect
+    assert "Where the picture breaks" in picture
+    assert "stretch that picture further" in extension
+    assert headings(extension)[0] == SQRT_HEADING
+
+
+async def test_a_hint_keeps_the_result_back_until_asked(runner: TutorRunner) -> None:
+    chat = await talk(
+        runner,
+        "self-attention",
+        [
+            "with d_k = 64 and unit-variance entries, what's the standard deviation of q.k? "
+            "just give me a hint, let me work it out",
+            "is it 1?",
+            "ok just tell me the answer",
+        ],
+    )
+    hint, wrong, answer = (t.reply for t in chat.turns)
+    assert not states_answer(hint, "8") and not states_answer(wrong, "8")
+    assert wrong.startswith(("Let me", "Not quite")) and "Not quite" in wrong
+    assert states_answer(answer, "8")
+
+
+async def test_explore_lists_the_catalogue(runner: TutorRunner) -> None:
+    chat = await talk(runner, "", ["What courses can I take?"], explore=True)
+    reply = chat.turns[0].reply
+    for title in ("Python Engineering Essentials", "Modern Machine Learning", "Self-attention"):
+        assert title in reply  # before: a passage about the GIL
+
+
+async def test_explore_what_next_follows_the_course_order(runner: TutorRunner) -> None:
+    chat = await talk(
+        runner,
+        "",
+        ["What should I learn after transformers?", "what's in that first lesson?"],
+        explore=True,
+    )
+    first, second = (t.reply for t in chat.turns)
+    assert "Next comes **LoRA and parameter-efficient fine-tuning**" in first  # before: nothing
+    assert first.index("LoRA") < first.index("RLHF")
+    assert citations(second)[0].lesson_title == "LoRA and parameter-efficient fine-tuning"
+
+
+async def test_every_suggested_explore_starter_is_answered(runner: TutorRunner) -> None:
+    from tutorgraph.web.explore import SUGGESTIONS
+
+    for starter in SUGGESTIONS:
+        chat = await talk(runner, "", [starter], explore=True)
+        reply = chat.turns[0].reply
+        assert "found nothing" not in reply and "won't guess" not in reply, starter
+
+
+@pytest.mark.parametrize(
+    ("message", "move"),
+    [
+        ("I don't get it", "confused"),
+        ("why?", "why"),
+        ("can you give me an example?", "example"),
+        ("an analogy please", "analogy"),
+        ("show me that in code", "code"),
+        ("explain it like I'm five", "simpler"),
+        ("just tell me the answer", "answer"),
+        ("why is attention permutation-equivariant?", "new"),  # a new question that says why
+    ],
+)
+def test_moves_are_read_after_a_teaching_reply(message: str, move: str) -> None:
+    dialogue = Dialogue.read(
+        ["why divide by sqrt(d_k)?"],
+        [
+            "Dividing by $\\sqrt{d_k}$ keeps the variance at 1.\n"
+            "_(Source: Self-attention › Scaled dot-product attention › "
+            "Why divide by the square root of d_k)_\n\nWhat would break without it?"
+        ],
+    )
+    assert move_of(message, dialogue, explore=False) == move
