@@ -335,7 +335,7 @@ def also_show(passage: Passage, history: Sequence[str], *, code: bool = True) ->
             continue
         lines = body.splitlines()
         if len(lines) > SNIPPET_LINES:
-            continue
+            body = "\n".join(lines[:SNIPPET_LINES]) + "\n# … (the rest is in the lesson)"
         return f"In the lesson's code:\n\n```{block.language or 'python'}\n{body}\n```"
     return None
 

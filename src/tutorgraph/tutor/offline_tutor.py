@@ -173,7 +173,7 @@ def next_step(context: TutorContext, turn: Turn, tools: set[str]) -> ToolRequest
         if found is None:
             args = {"concepts": context.concepts, "query": turn.question}
             return ToolRequest(LEAD_RESOURCES, [_call("get_curated_resources", args)])
-        return resources(found)
+        return resources(found, turn.history)
     if intent == "progress" and "get_user_progress" in tools:
         found = turn.result("get_user_progress")
         if found is None:
@@ -197,7 +197,10 @@ def _question_step(context: TutorContext, turn: Turn, tools: set[str]) -> ToolRe
         if "search_course" not in tools:
             return "I can't search the course material right now, so I won't guess. Try again soon."
         if not lesson_mode:
-            return ToolRequest(LEAD_SEARCH_EXPLORE, [_call("search_course", {"query": query})])
+            calls = [_call("search_course", {"query": query})]
+            if _time_to_connect(dialogue) and "get_curated_resources" in tools:
+                calls.append(_call("get_curated_resources", {"concepts": [], "query": query}))
+            return ToolRequest(LEAD_SEARCH_EXPLORE, calls)
         calls = [
             _call("search_course", {"query": query, "lesson_slug": context.lesson_slug, "k": 8}),
             _call("search_course", {"query": query}),
@@ -242,6 +245,11 @@ def _question_step(context: TutorContext, turn: Turn, tools: set[str]) -> ToolRe
     return _connect(reply, turn)
 
 
+def _not_shown(found: list[dict[str, Any]], history: Sequence[str]) -> list[dict[str, Any]]:
+    """Resources whose link the conversation has not shown yet."""
+    return [r for r in found if not any(str(r.get("url", "")) in reply for reply in history)]
+
+
 CONNECT_AFTER = 2  # teaching replies before the tutor points to further reading (once)
 
 
@@ -255,7 +263,8 @@ def _time_to_connect(dialogue: Dialogue) -> bool:
 def _connect(reply: str, turn: Turn) -> str:
     """The reply with one curated resource to go further, when the tools found one."""
     found = turn.result("get_curated_resources")
-    card = compose.resources_text(list(found.get("resources", []))[:1]) if found else ""
+    fresh = _not_shown(list(found.get("resources", [])), turn.history) if found else []
+    card = compose.resources_text(fresh[:1])
     if not card:
         return reply
     return f"{reply}\n\nWhen you want to go further on this: {card}"
@@ -299,9 +308,14 @@ def redirect(context: TutorContext) -> str:
     )
 
 
-def resources(found: dict[str, Any]) -> str:
-    cards = compose.resources_text(list(found.get("resources", [])))
+def resources(found: dict[str, Any], history: Sequence[str] = ()) -> str:
+    fresh = _not_shown(list(found.get("resources", [])), history)
+    cards = compose.resources_text(fresh)
     if not cards:
+        if found.get("resources"):
+            return (
+                "Those are all the curated resources I have for this topic; I won't make up links."
+            )
         return "I have no curated resources for this topic, and I won't make up links."
     return (
         "Here are curated resources for this lesson's concepts:\n\n"
