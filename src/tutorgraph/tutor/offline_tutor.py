@@ -42,7 +42,8 @@ Intent = Literal["greeting", "quiz", "resources", "progress", "question"]
 
 _QUIZ = re.compile(r"\b(quiz|test me|check my understanding|question me|practice question)\b", re.I)
 _RESOURCES = re.compile(
-    r"\b(resources?|further reading|read more|reading list|videos?|links?|learn more|books?)\b",
+    r"\b(resources?|further reading|read more|reading list|videos?|links?|learn more|books?|"
+    r"papers?( should i| to)? read|what should i read|sources|references)\b",
     re.I,
 )
 _GREETING = re.compile(r"^\W*(hi|hello|hey|thanks|thank you|good (morning|evening)|yo)\b", re.I)
