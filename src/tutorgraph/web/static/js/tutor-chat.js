@@ -390,11 +390,22 @@
     status.textContent = busy ? "The tutor is replying" : "Reply complete";
   }
 
+  // Auto-scroll only when the learner sends (never while a reply streams): their question goes
+  // to the top of the log and the reply grows below it, in view. The reply keeps room for a
+  // full log height so the question can reach the top even while the reply is short.
+  function revealExchange(question, reply) {
+    log.querySelectorAll(".msg.assistant").forEach(function (m) { m.style.minHeight = ""; });
+    if (!question) return;
+    var gap = 8;
+    if (reply) reply.style.minHeight = Math.max(0, log.clientHeight - question.offsetHeight - 3 * gap) + "px";
+    log.scrollTop = Math.max(0, question.offsetTop - gap);
+  }
+
   async function send(text) {
     if (controller) return;
-    addMessage("user", text);
+    var asked = addMessage("user", text);
     var reply = addMessage("assistant", "");
-    log.scrollTop = log.scrollHeight; // auto-scroll only when the user sends
+    revealExchange(asked.msg, reply.msg);
     controller = new AbortController();
     setBusy(true);
     var body = { message: text, mode: mode };
@@ -512,6 +523,9 @@
       }
       addMessage(m.role === "user" ? "user" : "assistant", text);
     });
+    var questions = log.querySelectorAll(".msg.user");
+    var last = questions[questions.length - 1];
+    revealExchange(last, last && last.nextElementSibling);
     var details = root.querySelector(".chat-history");
     if (details) details.open = false;
     status.textContent = "Opened conversation " + (detail.title || "");

@@ -1,0 +1,46 @@
+"""The lesson page around the chat: its height, where the log scrolls, progress, restoring the
+last conversation, and the phone layout."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.accounts import register_and_log_in
+from tests.browser.chat import LESSON, ask, page_overflow, visible_in_log
+from tests.fakes.live_server import LiveServer
+
+pytestmark = pytest.mark.browser
+
+QUESTIONS = (
+    "Why do we divide by the square root of d_k?",
+    "How is multi-head attention computed?",
+    "What does the causal mask do to the scores?",
+)
+
+
+def test_formulas_do_not_grow_the_page_and_the_log_follows_each_question(
+    page: Page, seeded_server: LiveServer
+) -> None:
+    page.set_viewport_size({"width": 1280, "height": 800})
+    register_and_log_in(page, seeded_server.url)
+    page.goto(seeded_server.url + LESSON)
+    log = page.get_by_role("log", name="Conversation")
+    for question in QUESTIONS:
+        ask(page, question)
+        expect(log.locator(".katex").first).to_be_visible()  # the reply's maths is typeset
+        # KaTeX's hidden MathML must stay inside the chat: the page ends at its footer.
+        assert page_overflow(page)["below_footer"] <= 1, page_overflow(page)
+        asked = visible_in_log(page, "[data-testid=user-message]")
+        assert asked["top_inside"] and asked["shown"] >= asked["height"] - 1, asked
+        reply = visible_in_log(page, "[data-testid=assistant-message]")
+        assert reply["shown"] >= min(reply["height"], reply["log"] / 2), reply
+
+    page.reload()
+    page.get_by_text("History").click()  # a conversation with formulas loads at once
+    page.get_by_role("list", name="Past conversations").get_by_role("button").first.click()
+    expect(log.get_by_test_id("user-message")).to_have_count(len(QUESTIONS))
+    page.wait_for_function("document.querySelectorAll('.chat-log .katex').length > 3")
+    assert page_overflow(page)["below_footer"] <= 1, page_overflow(page)
+    latest = visible_in_log(page, "[data-testid=user-message]")
+    assert latest["top_inside"], latest  # reopened at the latest exchange, not at the top
