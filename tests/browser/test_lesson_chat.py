@@ -44,3 +44,43 @@ def test_formulas_do_not_grow_the_page_and_the_log_follows_each_question(
     assert page_overflow(page)["below_footer"] <= 1, page_overflow(page)
     latest = visible_in_log(page, "[data-testid=user-message]")
     assert latest["top_inside"], latest  # reopened at the latest exchange, not at the top
+
+
+def _lesson_sessions(page: Page, base: str) -> list[dict[str, object]]:
+    lesson_id = page.get_by_role("region", name="Lesson content").locator("article").get_attribute(
+        "data-lesson-id"
+    )
+    response = page.request.get(f"{base}/api/v1/tutor/sessions?lesson_id={lesson_id}")
+    assert response.ok, response.text()
+    rows: list[dict[str, object]] = response.json()
+    return rows
+
+
+def test_marking_complete_keeps_the_chat_and_the_lesson_reopens_its_last_chat(
+    page: Page, seeded_server: LiveServer
+) -> None:
+    register_and_log_in(page, seeded_server.url)
+    page.goto(seeded_server.url + LESSON)
+    log = page.get_by_role("log", name="Conversation")
+    ask(page, QUESTIONS[0])
+    reply = log.get_by_test_id("assistant-message").last.inner_text()
+    page.evaluate("window.sameDocument = true")
+
+    page.get_by_role("button", name="Mark complete").click()
+    expect(page.get_by_test_id("lesson-status")).to_have_text("✓ Completed")
+    assert page.evaluate("window.sameDocument === true")  # no reload
+    expect(log.get_by_test_id("user-message").locator(".bubble")).to_have_text([QUESTIONS[0]])
+    assert log.get_by_test_id("assistant-message").last.inner_text() == reply
+    page.get_by_role("button", name="Mark as not complete").click()
+    expect(page.get_by_role("button", name="Mark complete")).to_be_visible()
+    page.get_by_role("button", name="Mark complete").click()
+    expect(page.get_by_test_id("lesson-status")).to_have_text("✓ Completed")
+
+    page.goto(seeded_server.url + "/learn/modern-machine-learning")
+    page.get_by_role("link", name="Self-attention").first.click()
+    expect(page.get_by_test_id("lesson-status")).to_have_text("✓ Completed")  # it was saved
+    expect(log.get_by_test_id("user-message").locator(".bubble")).to_have_text([QUESTIONS[0]])  # restored
+    expect(log.get_by_test_id("assistant-message")).to_have_count(1)
+    ask(page, QUESTIONS[1])  # ...and continued, not a new conversation
+    sessions = _lesson_sessions(page, seeded_server.url)
+    assert len(sessions) == 1 and sessions[0]["message_count"] == 4, sessions

@@ -46,8 +46,10 @@ def test_lesson_chat_streams_quizzes_and_remembers(page: Page, seeded_server: Li
     expect(card.locator("button.correct")).to_have_count(1)
 
     page.reload()
-    expect(chat.get_by_test_id("user-message")).to_have_count(0)
+    expect(chat.get_by_test_id("user-message")).to_have_count(2)  # the last chat reopens
     page.get_by_text("History").click()
+    page.get_by_role("button", name="New conversation").click()
+    expect(chat.get_by_test_id("user-message")).to_have_count(0)
     conversation = page.get_by_role("list", name="Past conversations").get_by_role("button").first
     expect(conversation).to_contain_text("square root")
     conversation.click()

@@ -509,7 +509,7 @@
 
   async function openSession(id) {
     var res = await fetch(api + "/sessions/" + encodeURIComponent(id), { credentials: "same-origin" });
-    if (!res.ok) return;
+    if (!res.ok) { loadHistory(); return; }
     var detail = await res.json();
     sessionId = detail.id;
     answered = detail.quiz_answers || {};
@@ -573,35 +573,7 @@
   });
   var newBtn = root.querySelector(".new-chat");
   if (newBtn) newBtn.addEventListener("click", newChat);
-  loadHistory();
+  if (root.dataset.sessionId) openSession(root.dataset.sessionId); // the lesson's last chat
+  else loadHistory();
 
-  // ---- resizable split (lesson | chat) ----
-  var handle = document.querySelector(".split-handle");
-  var layout = document.querySelector(".lesson-layout");
-  if (handle && layout) {
-    var setWidth = function (pct) {
-      pct = Math.max(20, Math.min(75, pct));
-      layout.style.setProperty("--lesson-width", pct + "%");
-      handle.setAttribute("aria-valuenow", String(Math.round(pct)));
-    };
-    handle.addEventListener("pointerdown", function (e) {
-      e.preventDefault();
-      handle.setPointerCapture(e.pointerId);
-      var move = function (ev) {
-        var box = layout.getBoundingClientRect();
-        setWidth(((ev.clientX - box.left) / box.width) * 100);
-      };
-      var up = function () {
-        handle.removeEventListener("pointermove", move);
-        handle.removeEventListener("pointerup", up);
-      };
-      handle.addEventListener("pointermove", move);
-      handle.addEventListener("pointerup", up);
-    });
-    handle.addEventListener("keydown", function (e) {
-      var now = Number(handle.getAttribute("aria-valuenow"));
-      if (e.key === "ArrowLeft") { setWidth(now - 5); e.preventDefault(); }
-      if (e.key === "ArrowRight") { setWidth(now + 5); e.preventDefault(); }
-    });
-  }
 })();
