@@ -84,3 +84,38 @@ def test_marking_complete_keeps_the_chat_and_the_lesson_reopens_its_last_chat(
     ask(page, QUESTIONS[1])  # ...and continued, not a new conversation
     sessions = _lesson_sessions(page, seeded_server.url)
     assert len(sessions) == 1 and sessions[0]["message_count"] == 4, sessions
+
+
+def test_on_a_phone_tabs_bring_the_chat_into_view_without_sideways_scrolling(
+    page: Page, seeded_server: LiveServer
+) -> None:
+    page.set_viewport_size({"width": 390, "height": 844})
+    register_and_log_in(page, seeded_server.url)
+    page.goto(seeded_server.url + LESSON)
+    tabs = page.get_by_role("tablist", name="Lesson or tutor")
+    expect(tabs.get_by_role("tab", name="Lesson")).to_have_attribute("aria-selected", "true")
+    expect(page.get_by_role("heading", name="Self-attention", level=1)).to_be_visible()
+    assert page_overflow(page)["width"] <= 390, page_overflow(page)
+
+    tabs.get_by_role("tab", name="Tutor").click()
+    expect(tabs.get_by_role("tab", name="Tutor")).to_have_attribute("aria-selected", "true")
+    message = page.get_by_label("Your message")
+    expect(message).to_be_in_viewport()  # right there, not 10,000 px below the lesson
+    expect(page.get_by_role("heading", name="Self-attention", level=1)).to_be_hidden()
+    ask(page, QUESTIONS[0])
+    reply = page.get_by_role("log", name="Conversation").get_by_test_id("assistant-message")
+    expect(reply.locator(".katex").first).to_be_visible()
+    expect(page.get_by_role("button", name="Send")).to_be_in_viewport()
+    assert page_overflow(page)["width"] <= 390, page_overflow(page)
+    page.get_by_text("History").click()
+    expect(page.get_by_role("list", name="Past conversations")).to_be_visible()
+    assert page_overflow(page)["width"] <= 390, page_overflow(page)
+    page.get_by_text("History").click()
+
+    tabs.get_by_role("tab", name="Lesson").click()  # back where the learner was reading
+    expect(page.get_by_role("heading", name="Self-attention", level=1)).to_be_visible()
+
+    page.set_viewport_size({"width": 1280, "height": 800})  # wide: both side by side, no tabs
+    expect(tabs).to_be_hidden()
+    expect(page.get_by_label("Your message")).to_be_visible()
+    expect(page.get_by_role("heading", name="Self-attention", level=1)).to_be_visible()

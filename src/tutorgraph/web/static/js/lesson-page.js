@@ -42,9 +42,40 @@
     });
   }
 
+  // ---- narrow screens: Lesson / Tutor tabs, one pane at a time ----
+  var layout = document.querySelector(".lesson-layout");
+  var tablist = document.querySelector(".pane-tabs");
+  var narrow = window.matchMedia("(max-width: 800px)");
+  window.tutorgraphShowPane = function () {};
+  if (tablist && layout) {
+    var tabs = Array.prototype.slice.call(tablist.querySelectorAll("[role=tab]"));
+    var select = function (view, focus) {
+      layout.dataset.view = view;
+      tabs.forEach(function (tab) {
+        var on = tab.id === "tab-" + view;
+        tab.setAttribute("aria-selected", on ? "true" : "false");
+        tab.tabIndex = on ? 0 : -1;
+        if (on && focus) tab.focus();
+      });
+      if (narrow.matches) tablist.scrollIntoView({ block: "start" });
+    };
+    tabs.forEach(function (tab, i) {
+      tab.addEventListener("click", function () { select(tab.id.replace("tab-", ""), false); });
+      tab.addEventListener("keydown", function (e) {
+        var step = e.key === "ArrowRight" ? 1 : e.key === "ArrowLeft" ? -1 : 0;
+        if (!step) return;
+        e.preventDefault();
+        select(tabs[(i + step + tabs.length) % tabs.length].id.replace("tab-", ""), true);
+      });
+    });
+    tablist.hidden = false;
+    layout.classList.add("tabbed");
+    // Other scripts (a citation link in the chat) bring a pane to the front through this.
+    window.tutorgraphShowPane = function (view) { if (narrow.matches) select(view, false); };
+  }
+
   // ---- resizable split (lesson | chat) ----
   var handle = document.querySelector(".split-handle");
-  var layout = document.querySelector(".lesson-layout");
   if (handle && layout) {
     var setWidth = function (pct) {
       pct = Math.max(20, Math.min(75, pct));
