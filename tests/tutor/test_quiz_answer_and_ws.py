@@ -12,12 +12,11 @@ from sqlalchemy import select
 from starlette.websockets import WebSocketDisconnect
 
 from tests.conftest import make_settings, register_and_login
-from tests.tutor.conftest import REPO_CONTENT, chat, lesson_id
+from tests.tutor.conftest import REPO_CONTENT, chat, lesson_id, public_cards
 from tutorgraph.api.app import create_app
 from tutorgraph.settings import Settings
 from tutorgraph.store.db import Database
 from tutorgraph.store.models import Lesson
-from tutorgraph.tutor.blocks import QuizBlock, parse_blocks
 from tutorgraph.tutor.quiz_grading import lesson_quiz
 
 
@@ -53,7 +52,8 @@ def test_an_inline_quiz_card_moves_mastery_once_per_learner(
     lesson = lesson_id(settings)
     stream = chat(client, headers, "quiz me", lesson_id=lesson)
     first_chat = stream.headers["x-session-id"]
-    quiz = parse_blocks(stream.text, "quiz", QuizBlock)[0]
+    shown = public_cards(stream.text)[0]
+    quiz = next(card for card in _cards(settings) if card.id == shown["id"])
     wrong_index = (quiz.correct_index + 1) % len(quiz.options)
 
     wrong = _answer(client, headers, lesson, first_chat, quiz, wrong_index)
@@ -69,7 +69,15 @@ def test_an_inline_quiz_card_moves_mastery_once_per_learner(
     assert retry["correct_index"] == quiz.correct_index and retry["explanation"]
     assert retry["mastery"]["before"] == retry["mastery"]["after"] == body["mastery"]["after"]
     reopened = client.get(f"/api/v1/tutor/sessions/{first_chat}", headers=headers).json()
-    assert reopened["quiz_answers"] == {quiz.id: wrong_index}
+    assert reopened["quiz_answers"] == {  # as the learner left it: answered right at last
+        quiz.id: {
+            "selected_index": quiz.correct_index,
+            "correct": True,
+            "correct_index": quiz.correct_index,
+            "explanation": retry["explanation"],
+            "why": None,
+        }
+    }
 
     later = chat(client, headers, "quiz me", lesson_id=lesson)
     second_chat = later.headers["x-session-id"]
@@ -116,7 +124,9 @@ def test_quiz_answer_errors(client: TestClient, settings: Settings) -> None:
         headers=headers,
     )
     assert missing.status_code == 404
-    out_of_range = _answer(client, headers, lesson, own_chat, card, 19)
+    quizzed = chat(client, headers, "quiz me", lesson_id=lesson)
+    shown = next(c for c in _cards(settings) if c.id == public_cards(quizzed.text)[0]["id"])
+    out_of_range = _answer(client, headers, lesson, quizzed.session_id, shown, 19)
     assert out_of_range.status_code in (400, 422)
     other_lesson = lesson_id(settings, "transformer-architecture")
     elsewhere = _answer(client, headers, other_lesson, own_chat, card, 0)

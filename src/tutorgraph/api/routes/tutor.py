@@ -26,7 +26,7 @@ from tutorgraph.store.ids import DbId
 from tutorgraph.store.models import Lesson, User
 from tutorgraph.tutor import sessions
 from tutorgraph.tutor.context import Mode
-from tutorgraph.tutor.quiz_grading import answered_cards
+from tutorgraph.tutor.quiz_grading import AnsweredCard, answered_cards
 from tutorgraph.tutor.service import Kind, TurnRequest, TutorRuntime
 
 
@@ -89,8 +89,8 @@ class TutorSessionOut(BaseModel):
 
 class TutorSessionDetail(TutorSessionOut):
     messages: list[MessageOut]
-    quiz_answers: dict[str, int] = Field(
-        description="quiz card id -> the option chosen, for the cards answered here"
+    quiz_answers: dict[str, AnsweredCard] = Field(
+        description="quiz card id -> its latest answer here, for the cards answered here"
     )
 
 
@@ -104,6 +104,9 @@ class ExploreSessionOut(BaseModel):
 
 class ExploreSessionDetail(ExploreSessionOut):
     messages: list[MessageOut]
+    quiz_answers: dict[str, AnsweredCard] = Field(
+        description="quiz card id -> its counted answer, for the cards answered here"
+    )
 
 
 _SSE: dict[int | str, dict[str, Any]] = {
@@ -216,7 +219,7 @@ def open_tutor_session(
         updated_at=chat.updated_at,
         message_count=len(messages),
         messages=[MessageOut.model_validate(m, from_attributes=True) for m in messages],
-        quiz_answers=answered_cards(session=session, chat=chat),
+        quiz_answers=answered_cards(session=session, chat=chat, lesson=lesson),
     )
 
 
@@ -246,6 +249,7 @@ def open_explore_session(
         updated_at=chat.updated_at,
         message_count=len(messages),
         messages=[MessageOut.model_validate(m, from_attributes=True) for m in messages],
+        quiz_answers=answered_cards(session=session, chat=chat, lesson=None),
     )
 
 

@@ -24,10 +24,10 @@ from tutorgraph.settings import Settings
 from tutorgraph.store import courses
 from tutorgraph.store.db import Database
 from tutorgraph.store.ids import DbId
-from tutorgraph.store.models import User
+from tutorgraph.store.models import ExplorationSession, Lesson, TutorSession, User
 from tutorgraph.tutor import sessions
 from tutorgraph.tutor.context import MODES, Mode
-from tutorgraph.tutor.quiz_grading import QuizOutcome, find_card, grade_choice
+from tutorgraph.tutor.quiz_grading import WHY_CHARS, QuizOutcome, grade_choice
 from tutorgraph.tutor.service import TurnRequest, TutorRuntime
 from tutorgraph.tutor.session_graph import build_session_graph, run_turn
 
@@ -35,35 +35,49 @@ router = APIRouter(route_class=UnitOfWorkRoute, tags=["tutor"])
 
 
 class QuizAnswerIn(BaseModel):
-    lesson_id: DbId
+    lesson_id: DbId | None = Field(
+        default=None, description="The lesson of a lesson conversation; none for an explore chat."
+    )
     session_id: str = Field(min_length=1, max_length=36)
     quiz_id: str = Field(min_length=1, max_length=200)
     selected_index: int = Field(ge=0, le=20)
+    why: str = Field(
+        default="", max_length=WHY_CHARS, description="The learner's short reason (optional)."
+    )
 
 
 def _grade(database: Database, user: User, body: QuizAnswerIn) -> QuizOutcome:
     with database.session() as session:
-        lesson = courses.get_lesson(session=session, lesson_id=body.lesson_id, user=user)
-        chat = sessions.continued_tutor_session(
-            session=session, user_id=user.id, lesson=lesson, session_id=body.session_id
-        )
+        lesson: Lesson | None = None
+        chat: TutorSession | ExplorationSession
+        if body.lesson_id is not None:
+            lesson = courses.get_lesson(session=session, lesson_id=body.lesson_id, user=user)
+            chat = sessions.continued_tutor_session(
+                session=session, user_id=user.id, lesson=lesson, session_id=body.session_id
+            )
+        else:
+            chat = sessions.get_explore_session(
+                session=session, user_id=user.id, session_id=body.session_id
+            )
         return grade_choice(
             session=session,
             user_id=user.id,
             chat=chat,
             lesson=lesson,
-            card=find_card(lesson, body.quiz_id),
+            quiz_id=body.quiz_id,
             selected_index=body.selected_index,
+            why=body.why,
         )
 
 
 @router.post("/tutor/quiz-answer", responses=problem_responses(404))
 async def quiz_answer(body: QuizAnswerIn, user: CurrentUser, database: DatabaseDep) -> QuizOutcome:
-    """Grade an inline `<quiz>` card of the conversation `session_id`: correct iff
-    `selected_index` is the card's correct index. Only a card the tutor has shown you counts
-    (404 otherwise), and only your first answer to it, in any conversation, moves your mastery
-    of its concept (`recorded`). A wrong answer does not reveal the right option; a retry is
-    graded but never moves mastery."""
+    """Grade a `<quiz>` card of the conversation `session_id` (a lesson conversation with its
+    `lesson_id`, or an explore chat without one): correct iff `selected_index` is the card's
+    right option, which the chat never sent. Only a card the tutor has shown you counts (404
+    otherwise), and only your first answer to it, in any conversation, moves your mastery of
+    its concept (`recorded`). A wrong answer does not reveal the right option; a retry is
+    graded but never moves mastery. `why`, your reason, comes back with the verdict."""
     return await asyncio.to_thread(_grade, database, user, body)
 
 

@@ -174,7 +174,7 @@ def _grade(
     correct = choice == card.correct_index
     with database.session() as session:
         lesson = session.get(Lesson, lesson_id)
-        concept = card_concept(card, lesson) if lesson is not None else card.concept or "lesson"
+        concept = card_concept(card, lesson) or "lesson"
         first = count_answer(
             session=session,
             user_id=user_id,
