@@ -47,8 +47,10 @@ def test_formulas_do_not_grow_the_page_and_the_log_follows_each_question(
 
 
 def _lesson_sessions(page: Page, base: str) -> list[dict[str, object]]:
-    lesson_id = page.get_by_role("region", name="Lesson content").locator("article").get_attribute(
-        "data-lesson-id"
+    lesson_id = (
+        page.get_by_role("region", name="Lesson content")
+        .locator("article")
+        .get_attribute("data-lesson-id")
     )
     response = page.request.get(f"{base}/api/v1/tutor/sessions?lesson_id={lesson_id}")
     assert response.ok, response.text()
@@ -79,7 +81,9 @@ def test_marking_complete_keeps_the_chat_and_the_lesson_reopens_its_last_chat(
     page.goto(seeded_server.url + "/learn/modern-machine-learning")
     page.get_by_role("link", name="Self-attention").first.click()
     expect(page.get_by_test_id("lesson-status")).to_have_text("✓ Completed")  # it was saved
-    expect(log.get_by_test_id("user-message").locator(".bubble")).to_have_text([QUESTIONS[0]])  # restored
+    expect(log.get_by_test_id("user-message").locator(".bubble")).to_have_text(
+        [QUESTIONS[0]]
+    )  # restored
     expect(log.get_by_test_id("assistant-message")).to_have_count(1)
     ask(page, QUESTIONS[1])  # ...and continued, not a new conversation
     sessions = _lesson_sessions(page, seeded_server.url)

@@ -75,7 +75,7 @@ def lesson_page(
         {
             "course": course,
             "lesson": lesson,
-            "body": render_markdown(lesson.content),
+            "body": render_markdown(lesson.content, anchors=True),
             "completed": lesson.id in done,
             "previous": ordered[position - 1] if position > 0 else None,
             "next": ordered[position + 1] if position + 1 < len(ordered) else None,

@@ -40,6 +40,41 @@
     return /^(https?:\/\/|\/(?!\/)|#)/i.test(url) ? url : null;
   }
 
+  // ---- citations: "(Source: Lesson › Heading › Subheading)" links to that heading of the
+  // lesson beside the chat (its id: "h-" and the heading's words, see content/rendering.py) ----
+  var lessonTitle = root.dataset.lessonTitle || "";
+  function words(text) { return (text.toLowerCase().match(/[a-z0-9]+/g) || []).join(""); }
+  var anchors = null;
+  function citedHeading(path) {
+    var parts = path.replace(/&gt;/g, ">").split(/\s*›\s*/);
+    if (!lessonTitle || parts.length < 2 || words(parts[0]) !== words(lessonTitle)) return null;
+    if (!anchors) {
+      anchors = {};
+      document.querySelectorAll(".lesson-body [id^='h-']").forEach(function (h) {
+        var key = words(h.id.slice(2).replace(/_\d+$/, ""));
+        if (!(key in anchors)) anchors[key] = h.id;
+      });
+    }
+    for (var i = parts.length - 1; i > 0; i--) {
+      var found = anchors[words(parts[i])];
+      if (found) return found;
+    }
+    return null;
+  }
+  log.addEventListener("click", function (e) {
+    var link = e.target.closest && e.target.closest("a.citation");
+    if (!link) return;
+    var heading = document.getElementById(link.dataset.anchor);
+    if (!heading) return;
+    e.preventDefault();
+    if (typeof window.tutorgraphShowPane === "function") window.tutorgraphShowPane("lesson");
+    heading.setAttribute("tabindex", "-1");
+    heading.scrollIntoView({ block: "start" });
+    heading.focus({ preventScroll: true });
+    heading.classList.add("cited");
+    setTimeout(function () { heading.classList.remove("cited"); }, 2000);
+  });
+
   // ---- minimal, safe markdown: HTML is escaped before any markup is added ----
   function inline(text) {
     var codes = [];
@@ -49,6 +84,12 @@
     });
     text = text.replace(/\$([^$\n]+?)\$/g, function (_, m) {
       codes.push('<span class="math">' + m + "</span>");
+      return "\u0000" + (codes.length - 1) + "\u0000";
+    });
+    text = text.replace(/\(Source: ([^()\n]+)\)/g, function (all, path) {
+      var anchor = citedHeading(path);
+      if (!anchor) return all;
+      codes.push('<a class="citation" href="#' + anchor + '" data-anchor="' + anchor + '">' + all + "</a>");
       return "\u0000" + (codes.length - 1) + "\u0000";
     });
     text = text.replace(/\*\*([^*]+)\*\*/g, "<strong>$1</strong>");
@@ -149,63 +190,108 @@
     return parts;
   }
 
+  // A quiz card comes without its answer: the server grades the choice (and keeps the answer).
   function quizCard(q) {
     var card = el("div", "block-card quiz-card");
     card.setAttribute("role", "group");
     card.setAttribute("aria-label", "Quiz question");
-    card.dataset.testid = "quiz-card";
     card.setAttribute("data-testid", "quiz-card");
-    card.appendChild(el("p", "question", q.question));
+    var question = el("p", "question");
+    question.innerHTML = inline(escapeHtml(q.question || ""));
+    card.appendChild(question);
     var opts = el("div", "options");
-    var verdict = el("p", "verdict");
-    verdict.setAttribute("role", "status");
     var buttons = (q.options || []).map(function (option, index) {
-      var b = el("button", null, String.fromCharCode(65 + index) + ". " + option);
+      var b = el("button");
       b.type = "button";
+      b.innerHTML = String.fromCharCode(65 + index) + ". " + inline(escapeHtml(option));
       b.addEventListener("click", function () { answer(index); });
       opts.appendChild(b);
       return b;
     });
-    function show(index, note) {
-      buttons.forEach(function (b) { b.disabled = true; b.classList.remove("correct", "wrong"); });
-      var correct = index === q.correct_index;
-      buttons[q.correct_index] && buttons[q.correct_index].classList.add("correct");
-      if (!correct && buttons[index]) buttons[index].classList.add("wrong");
-      verdict.className = "verdict " + (correct ? "ok" : "bad");
-      verdict.textContent = (note ? note + " " : "") + (correct ? "Correct! " : "Not quite. ") + (q.explanation || "");
-    }
-    function addNote(text) {
-      var note = el("p", "mastery-note muted", text);
-      note.setAttribute("data-testid", "quiz-mastery");
-      card.appendChild(note);
-    }
-    function answer(index) {
-      show(index);
-      if (kind !== "tutor" || !q.id || lessonId == null || !sessionId) return;
-      answered[q.id] = index;
-      fetch("/api/v1/tutor/quiz-answer", {
-        method: "POST",
-        headers: { "Content-Type": "application/json", "X-CSRF-Token": csrfToken },
-        credentials: "same-origin",
-        body: JSON.stringify({ lesson_id: lessonId, session_id: sessionId, quiz_id: q.id, selected_index: index })
-      }).then(function (r) { return r.ok ? r.json() : null; }).then(function (res) {
-        if (!res || !res.mastery) return;
-        var m = res.mastery;
-        if (!res.recorded) {
-          answered[q.id] = res.selected_index;
-          show(res.selected_index, "Only your first answer to a card counts.");
-          addNote("Mastery of " + m.concept + " unchanged: " + Math.round(m.after * 100) + "%");
-          return;
-        }
-        addNote("Mastery of " + m.concept + ": " + Math.round(m.before * 100) + "% → " + Math.round(m.after * 100) + "%");
-      }).catch(function () {});
-    }
-    if (kind === "tutor" && q.id && answered[q.id] != null) {
-      show(answered[q.id], "You answered this earlier in this conversation.");
-    }
     card.appendChild(opts);
+    var whyId = "why-" + Math.random().toString(36).slice(2);
+    var whyLabel = el("label", "why-label", "Why? (optional, sent with your answer)");
+    whyLabel.htmlFor = whyId;
+    var why = el("input", "why");
+    why.id = whyId;
+    why.type = "text";
+    why.maxLength = 500;
+    why.autocomplete = "off";
+    card.appendChild(whyLabel);
+    card.appendChild(why);
+    // One verdict, one note: each answer replaces them (nothing is said twice).
+    var verdict = el("div", "verdict");
+    verdict.setAttribute("role", "status");
+    var note = el("p", "mastery-note muted");
+    note.setAttribute("data-testid", "quiz-mastery");
+    note.hidden = true;
     card.appendChild(verdict);
+    card.appendChild(note);
+
+    function show(result, lead) {
+      buttons.forEach(function (b, i) {
+        b.classList.remove("correct", "wrong");
+        b.disabled = result.correct || i === result.selected_index;
+      });
+      var chosen = buttons[result.selected_index];
+      if (chosen) chosen.classList.add(result.correct ? "correct" : "wrong");
+      verdict.className = "verdict " + (result.correct ? "ok" : "bad");
+      verdict.innerHTML = "";
+      var text = result.feedback || (result.correct
+        ? ("Correct! " + (result.explanation || "")).trim()
+        : "Not quite. Have another look at the options and try again.");
+      var said = el("p", "feedback");
+      said.innerHTML = inline(escapeHtml((lead ? lead + " " : "") + text));
+      verdict.appendChild(said);
+      if (result.why) {
+        var reason = el("p", "your-why");
+        reason.appendChild(el("strong", null, "Your reasoning: "));
+        reason.appendChild(document.createTextNode(result.why));
+        verdict.appendChild(reason);
+      }
+      why.disabled = !!result.correct;
+      if (result.correct) why.value = "";
+      typeset(verdict);
+    }
+    function showMastery(res) {
+      var m = res.mastery;
+      note.hidden = !m;
+      if (!m) return;
+      note.textContent = res.recorded
+        ? "Mastery of " + m.concept + ": " + Math.round(m.before * 100) + "% → " + Math.round(m.after * 100) + "%"
+        : "Only your first answer to a card counts: mastery of " + m.concept + " stays at " + Math.round(m.after * 100) + "%";
+    }
+    async function answer(index) {
+      if (!q.id || !sessionId) return;
+      buttons.forEach(function (b) { b.disabled = true; });
+      var body = { session_id: sessionId, quiz_id: q.id, selected_index: index, why: why.value.trim() };
+      if (kind === "tutor") body.lesson_id = lessonId;
+      try {
+        var res = await fetch("/api/v1/tutor/quiz-answer", {
+          method: "POST",
+          headers: { "Content-Type": "application/json", "X-CSRF-Token": csrfToken },
+          credentials: "same-origin",
+          body: JSON.stringify(body)
+        });
+        if (!res.ok) throw new Error(String(res.status));
+        var result = await res.json();
+        answered[q.id] = result;
+        show(result);
+        showMastery(result);
+      } catch (e) {
+        buttons.forEach(function (b) { b.disabled = b.classList.contains("wrong"); });
+        verdict.className = "verdict bad";
+        verdict.textContent = "That answer could not be graded just now; try again.";
+      }
+    }
+    if (q.id && answered[q.id]) show(answered[q.id], "You answered this earlier.");
+    typeset(card);
     return card;
+  }
+
+  function typeset(node) {
+    if (typeof window.tutorgraphRender !== "function") return;
+    try { window.tutorgraphRender(node); } catch (e) { /* maths is best-effort */ }
   }
 
   function resourceCard(r) {
@@ -374,14 +460,33 @@
     return { msg: msg, bubble: bubble, chips: chips };
   }
 
+  // Exactly one chip per tool call: a result fills the chip of the call it answers (by id;
+  // else the oldest open chip of that tool) and never adds one of its own.
   function toolChip(container, frame) {
     var chip = el("details", "tool-chip");
     chip.setAttribute("data-testid", "tool-call");
+    if (frame.id) chip.dataset.callId = frame.id;
+    chip.dataset.tool = frame.name;
     chip.appendChild(el("summary", null, "Tool: " + frame.name));
     var args = el("pre", null, JSON.stringify(frame.arguments || {}, null, 2));
     chip.appendChild(args);
     container.appendChild(chip);
     return chip;
+  }
+
+  function chipFor(container, frame) {
+    var chips = Array.prototype.slice.call(container.querySelectorAll(".tool-chip"));
+    var match = chips.filter(function (c) { return frame.id && c.dataset.callId === frame.id; })[0];
+    return match || chips.filter(function (c) { return c.dataset.tool === frame.name && !c.dataset.done; })[0];
+  }
+
+  function toolResult(container, frame) {
+    var chip = chipFor(container, frame);
+    if (!chip || chip.dataset.done) return;
+    chip.dataset.done = "true";
+    var result = typeof frame.result === "string" ? frame.result : JSON.stringify(frame.result, null, 2);
+    chip.appendChild(el("pre", null, result.length > 4000 ? result.slice(0, 4000) + "…" : result));
+    chip.querySelector("summary").textContent = "Tool: " + frame.name + " ✓";
   }
 
   function setBusy(busy) {
@@ -412,7 +517,6 @@
     if (sessionId) body.session_id = sessionId;
     if (kind === "tutor") body.lesson_id = lessonId;
     var acc = "";
-    var chipsByName = {};
     try {
       var res = await fetch(api + "/chat", {
         method: "POST",
@@ -445,15 +549,11 @@
             acc += frame.delta;
             renderInto(reply.bubble, acc, false);
           } else if (frame.type === "tool_call") {
-            chipsByName[frame.name] = toolChip(reply.chips, frame);
-          } else if (frame.type === "tool_result") {
-            var chip = chipsByName[frame.name];
-            if (chip) {
-              var result = typeof frame.result === "string" ? frame.result : JSON.stringify(frame.result, null, 2);
-              var pre = el("pre", null, result.length > 4000 ? result.slice(0, 4000) + "…" : result);
-              chip.appendChild(pre);
-              chip.querySelector("summary").textContent = "Tool: " + frame.name + " ✓";
+            if (!frame.id || !reply.chips.querySelector('[data-call-id="' + CSS.escape(frame.id) + '"]')) {
+              toolChip(reply.chips, frame);
             }
+          } else if (frame.type === "tool_result") {
+            toolResult(reply.chips, frame);
           } else if (frame.type === "error") {
             reply.msg.classList.add("error");
             acc += "\n\n" + frame.message;
