@@ -9,7 +9,10 @@ from bs4 import BeautifulSoup
 from tutorgraph.content.chunking import split_sections
 from tutorgraph.content.rendering import render_markdown
 
-LESSON = "# Attention\n\nA.\n\n## Why divide by $d_k$\n\nB.\n\n## Step 2\n\nC.\n\n## Step 2\n\n### `q @ k`\n\nD.\n"
+LESSON = (
+    "# Attention\n\nA.\n\n## Why divide by $d_k$\n\nB.\n\n"
+    "## Step 2\n\nC.\n\n## Step 2\n\n### `q @ k`\n\nD.\n"
+)
 
 
 def test_headings_get_ids_a_citation_can_find() -> None:
