@@ -1,19 +1,14 @@
-"""Inline quiz answers move mastery; the WebSocket runs coordinator turns."""
+"""Inline quiz answers move mastery, once per learner and card."""
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
 from typing import Any
 
-import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select
-from starlette.websockets import WebSocketDisconnect
 
-from tests.conftest import make_settings, register_and_login
-from tests.tutor.conftest import REPO_CONTENT, chat, lesson_id, public_cards
-from tutorgraph.api.app import create_app
+from tests.conftest import register_and_login
+from tests.tutor.conftest import chat, lesson_id, public_cards
 from tutorgraph.settings import Settings
 from tutorgraph.store.db import Database
 from tutorgraph.store.models import Lesson
@@ -135,101 +130,3 @@ def test_quiz_answer_errors(client: TestClient, settings: Settings) -> None:
     intruder = register_and_login(client, email="eve@example.org")
     stolen = _answer(client, intruder, lesson, own_chat, card, card.correct_index)
     assert stolen.status_code == 404  # someone else's conversation does not exist for you
-
-
-def _until_done(ws: Any) -> list[dict[str, Any]]:
-    events = []
-    while True:
-        event = ws.receive_json()
-        events.append(event)
-        if event["type"] == "done":
-            return events
-
-
-def test_websocket_turns(client: TestClient, settings: Settings) -> None:
-    headers = register_and_login(client)
-    token = headers["Authorization"].removeprefix("Bearer ")
-    lesson = lesson_id(settings)
-    card = _cards(settings)[0]
-    with client.websocket_connect(f"/api/v1/tutor/ws/{lesson}") as ws:
-        ws.send_json({"type": "auth", "token": token})  # no token in the URL
-        welcome = _until_done(ws)
-        assert welcome[0]["type"] == "assistant" and "Welcome" in welcome[0]["text"]
-
-        ws.send_json({"type": "message", "text": "Why do we divide by the square root of d_k?"})
-        explained = _until_done(ws)
-        kinds = [e["type"] for e in explained]
-        assert "tool_call" in kinds and "text" in kinds
-        assert explained[-1]["session_id"]
-
-        ws.send_json({"type": "message", "text": "Show me attention in code", "mode": "code"})
-        coded = "".join(e.get("delta", "") for e in _until_done(ws) if e["type"] == "text")
-        assert "```" in coded  # the code teaching mode reached the tutor
-
-        ws.send_json({"type": "message", "text": "quiz me"})
-        asked = _until_done(ws)
-        assert asked[0]["quiz"]["id"] == card.id
-
-        ws.send_json({"type": "quiz_answer", "answer": str(card.correct_index + 1)})
-        graded = _until_done(ws)
-        feedback = next(e for e in graded if e["type"] == "feedback")
-        assert feedback["correct"] is True and "mastery" in feedback["text"]
-
-        ws.send_json({"type": "nonsense"})
-        assert ws.receive_json()["type"] == "error"
-
-
-def test_websocket_needs_a_login(client: TestClient, settings: Settings) -> None:
-    url = f"/api/v1/tutor/ws/{lesson_id(settings)}"
-    with pytest.raises(WebSocketDisconnect) as closed, client.websocket_connect(url) as ws:
-        ws.send_json({"type": "message", "text": "hello"})  # not an auth message
-        ws.receive_json()
-    assert closed.value.code == 4401
-
-
-def _closed_with(client: TestClient, url: str, **kwargs: Any) -> int:
-    with (
-        pytest.raises(WebSocketDisconnect) as closed,
-        client.websocket_connect(url, **kwargs) as ws,
-    ):
-        ws.receive_json()
-    return closed.value.code
-
-
-def test_websocket_auth_never_takes_a_token_from_the_url(
-    client: TestClient, settings: Settings
-) -> None:
-    headers = register_and_login(client)
-    token = headers["Authorization"].removeprefix("Bearer ")
-    url = f"/api/v1/tutor/ws/{lesson_id(settings)}"
-    assert _closed_with(client, f"{url}?token={token}") == 4401  # waited for an auth message
-    client.cookies.set("tutorgraph_session", token)
-    with client.websocket_connect(url) as ws:  # the session cookie is enough
-        assert ws.receive_json()["type"] == "assistant"
-
-
-def test_websocket_refuses_foreign_origins(client: TestClient, settings: Settings) -> None:
-    headers = register_and_login(client)
-    client.cookies.set("tutorgraph_session", headers["Authorization"].removeprefix("Bearer "))
-    url = f"/api/v1/tutor/ws/{lesson_id(settings)}"
-    assert _closed_with(client, url, headers={"Origin": "https://evil.example"}) == 4403
-    with client.websocket_connect(url, headers={"Origin": "http://testserver"}) as ws:
-        assert ws.receive_json()["type"] == "assistant"
-
-
-def test_websocket_allows_configured_origins(tmp_path: Path, _seeded_data: Path) -> None:
-    shutil.copytree(_seeded_data, tmp_path / "data")
-    configured = make_settings(
-        tmp_path,
-        content_dir=REPO_CONTENT,
-        allowed_origins=["https://app.example"],
-        limits={"websocket_auth_seconds": 0.2},
-    )
-    with TestClient(create_app(configured)) as client:
-        url = f"/api/v1/tutor/ws/{lesson_id(configured)}"
-        allowed = {"Origin": "https://app.example"}
-        assert _closed_with(client, url, headers=allowed) == 4401  # no auth message in time
-        headers = register_and_login(client)
-        with client.websocket_connect(url, headers=allowed) as ws:
-            ws.send_json({"type": "auth", "token": headers["Authorization"][7:]})
-            assert ws.receive_json()["type"] == "assistant"
