@@ -130,3 +130,14 @@ def test_quiz_answer_errors(client: TestClient, settings: Settings) -> None:
     intruder = register_and_login(client, email="eve@example.org")
     stolen = _answer(client, intruder, lesson, own_chat, card, card.correct_index)
     assert stolen.status_code == 404  # someone else's conversation does not exist for you
+
+
+def test_the_lesson_api_shows_quiz_questions_without_answers(
+    client: TestClient, settings: Settings
+) -> None:
+    lesson = client.get(f"/api/v1/lessons/{lesson_id(settings)}").json()
+    cards = {card.id: card for card in _cards(settings)}
+    assert lesson["quiz"] and len(lesson["quiz"]) == len(cards)
+    for shown in lesson["quiz"]:
+        assert set(shown) <= {"id", "question", "options", "concept"}, shown
+        assert shown["options"] == cards[shown["id"]].options
