@@ -60,7 +60,7 @@ def test_an_id_out_of_range_in_a_body_is_invalid_input(client: TestClient) -> No
         assert response.json()["errors"][0]["field"] == "lesson_id"
 
 
-def test_a_websocket_for_an_impossible_lesson_closes_cleanly(client: TestClient) -> None:
+def test_a_websocket_for_an_impossible_session_closes_cleanly(client: TestClient) -> None:
     register_and_login(client)
     login = client.post(
         "/api/v1/auth/login", json={"email": "ada@example.org", "password": "correct horse"}
@@ -68,10 +68,10 @@ def test_a_websocket_for_an_impossible_lesson_closes_cleanly(client: TestClient)
     assert login.status_code == 200  # the session cookie authenticates the socket
     with (
         pytest.raises(WebSocketDisconnect) as closed,
-        client.websocket_connect(f"/api/v1/tutor/ws/{TOO_BIG}") as ws,
+        client.websocket_connect(f"/api/v1/tutor/session/ws/{'9' * 2000}") as ws,
     ):
         ws.receive_json()
-    assert closed.value.code == 1008  # policy violation: the path does not validate
+    assert closed.value.code == 4404  # no such session: looked up, never a server error
 
 
 @pytest.mark.parametrize("subject", ["9" * 40, str(TOO_BIG), str(PG_TOO_BIG), "0", "-3"])

@@ -12,7 +12,10 @@ import pytest
 from tests.conftest import make_settings
 from tests.fakes.live_server import LiveServer
 from tutorgraph.api.app import create_app
+from tutorgraph.cli.seed import run_seed
 from tutorgraph.store import migrate
+
+REPO_CONTENT = Path(__file__).resolve().parents[2] / "content"
 
 CHROMIUM_CANDIDATES = ("/usr/bin/chromium", "/usr/bin/chromium-browser")
 CHROMIUM_ARGS = [
@@ -39,6 +42,16 @@ def chromium_path() -> str | None:
 def live_server(tmp_path: Path) -> Iterator[LiveServer]:
     settings = make_settings(tmp_path)
     migrate.upgrade(settings)
+    with LiveServer(create_app(settings)) as server:
+        yield server
+
+
+@pytest.fixture
+def seeded_server(tmp_path: Path) -> Iterator[LiveServer]:
+    """A live server over the shipped demo courses, with the offline tutor."""
+    settings = make_settings(tmp_path, content_dir=REPO_CONTENT)
+    migrate.upgrade(settings)
+    run_seed(settings)
     with LiveServer(create_app(settings)) as server:
         yield server
 

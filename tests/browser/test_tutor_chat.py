@@ -3,32 +3,16 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.accounts import register_and_log_in
-from tests.conftest import make_settings
 from tests.fakes.live_server import LiveServer
-from tutorgraph.api.app import create_app
-from tutorgraph.cli.seed import run_seed
-from tutorgraph.store import migrate
 
 pytestmark = pytest.mark.browser
 
-REPO_CONTENT = Path(__file__).resolve().parents[2] / "content"
 LESSON = "/learn/modern-machine-learning/self-attention"
-
-
-@pytest.fixture
-def seeded_server(tmp_path: Path) -> Iterator[LiveServer]:
-    settings = make_settings(tmp_path, content_dir=REPO_CONTENT)
-    migrate.upgrade(settings)
-    run_seed(settings)
-    with LiveServer(create_app(settings)) as server:
-        yield server
 
 
 def test_lesson_chat_streams_quizzes_and_remembers(page: Page, seeded_server: LiveServer) -> None:
@@ -62,8 +46,10 @@ def test_lesson_chat_streams_quizzes_and_remembers(page: Page, seeded_server: Li
     expect(card.locator("button.correct")).to_have_count(1)
 
     page.reload()
-    expect(chat.get_by_test_id("user-message")).to_have_count(0)
+    expect(chat.get_by_test_id("user-message")).to_have_count(2)  # the last chat reopens
     page.get_by_text("History").click()
+    page.get_by_role("button", name="New conversation").click()
+    expect(chat.get_by_test_id("user-message")).to_have_count(0)
     conversation = page.get_by_role("list", name="Past conversations").get_by_role("button").first
     expect(conversation).to_contain_text("square root")
     conversation.click()

@@ -4,6 +4,7 @@ test's own data directory."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -117,3 +118,11 @@ def explore(client: TestClient, headers: dict[str, str], message: str, **body: o
     return as_stream(
         client.post("/api/v1/explore/chat", json={"message": message, **body}, headers=headers)
     )
+
+
+def public_cards(text: str) -> list[dict[str, Any]]:
+    """The quiz cards of a reply as the browser gets them: nothing that gives the answer away."""
+    cards = [json.loads(body) for body in re.findall(r"<quiz>(.*?)</quiz>", text, re.DOTALL)]
+    for card in cards:
+        assert set(card) == {"id", "question", "options"}, card
+    return cards

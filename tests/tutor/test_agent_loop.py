@@ -68,6 +68,7 @@ async def test_a_tool_round_then_an_answer() -> None:
     assert events[2] == ToolResultEvent(
         name="search_course",
         result={"results": [{"heading_path": ["Scaling"], "text": "Divide by sqrt."}]},
+        call_id="call_1",  # the result names the call it answers
     )
     assert [c.id for c in executor.calls] == ["call_1"]
     first, second = engine.requests

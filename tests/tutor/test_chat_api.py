@@ -37,11 +37,17 @@ def test_a_turn_streams_the_spec_events_and_is_stored(
     first_call, first_result = types.index("tool_call"), types.index("tool_result")
     assert 0 < first_call < first_result < len(types) - 1
     assert "text" in types[first_result:]
-    assert stream.of("tool_call")[0] == {
+    call = stream.of("tool_call")[0]
+    assert call == {
         "type": "tool_call",
+        "id": call["id"],
         "name": "search_course",
         "arguments": {"query": SQRT, "lesson_slug": "self-attention", "k": 8},
     }
+    # each result names its call: a tool called twice in a round is not confused
+    calls = [frame["id"] for frame in stream.of("tool_call")]
+    assert [frame["id"] for frame in stream.of("tool_result")] == calls
+    assert len(set(calls)) == len(calls) == 2
     assert stream.of("tool_result")[0]["result"]["results"][0]["lesson"] == "self-attention"
     assert stream.of("done") == [{"type": "done"}]
 

@@ -71,12 +71,13 @@ def test_llm_tutor_streams_a_tool_call_and_its_answer(
     assert stream.of("tool_call") == [
         {
             "type": "tool_call",
+            "id": "call_sqrt",
             "name": "search_course",
             "arguments": {"query": "divide by square root of d_k", "lesson_slug": "self-attention"},
         }
     ]
     [result] = stream.of("tool_result")
-    assert result["name"] == "search_course"
+    assert result["name"] == "search_course" and result["id"] == "call_sqrt"
     assert "square root" in " ".join(result["result"]["results"][0]["heading_path"]).lower()
     assert stream.text == "Let me check the lesson. " + ANSWER
 

@@ -16,6 +16,7 @@ from tutorgraph.tutor.quiz_grading import lesson_quiz
 from tutorgraph.tutor.session_graph import build_session_graph, run_turn
 from tutorgraph.tutor.session_graph.router import (
     action_for,
+    quiz_after,
     route_after_explainer,
     route_after_quiz,
     route_by_action,
@@ -33,6 +34,10 @@ CARD = {"id": "q", "question": "?", "options": ["a", "b"], "correct_index": 0}
         ({"pending_input": "   "}, "end_turn"),
         ({"pending_input": "Why divide by sqrt(d_k)?"}, "explain"),
         ({"pending_input": "quiz me please"}, "quiz"),
+        ({"pending_input": "Explain causal masking, then quiz me"}, "explain"),
+        ({"pending_input": "quiz me on what we covered"}, "quiz"),
+        ({"pending_input": "anything", "pending_kind": "end"}, "summarize"),
+        ({"pending_input": None, "pending_kind": "end"}, "summarize"),
         ({"pending_input": "what should I review?"}, "gap_analysis"),
         ({"pending_input": "let's wrap up"}, "summarize"),
         ({"pending_input": "B", "awaiting_quiz_answer": True}, "quiz_answer"),
@@ -75,6 +80,20 @@ def test_route_after_quiz(state: SessionState, expected: str) -> None:
     assert route_after_quiz(state) == expected
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Explain causal masking, then quiz me", True),
+        ("Why divide by sqrt(d_k)? Then test me", True),
+        ("Why divide by sqrt(d_k)?", False),
+        ("quiz me", False),
+        ("quiz me on what we covered", False),
+    ],
+)
+def test_a_quiz_follows_the_explanation_when_asked_for(text: str, expected: bool) -> None:
+    assert quiz_after(text) is expected
+
+
 def test_route_after_explainer_returns_to_intake() -> None:
     assert route_after_explainer({"next_action": "end_turn"}) == "intake"
     assert route_after_explainer({"next_action": "quiz"}) == "quiz"
@@ -106,6 +125,7 @@ async def test_a_session_on_a_sqlite_checkpointer(
         async def turn(text: str | None, kind: Any = "message") -> SessionState:
             return await run_turn(
                 graph,
+                session_id="s-1",
                 database=seeded_database,
                 user_id=user_id,
                 lesson_id=lesson_id,
@@ -125,7 +145,10 @@ async def test_a_session_on_a_sqlite_checkpointer(
             "Scaling keeps the softmax from saturating."
         ]
 
-        started = await turn("quiz me")
+        # explainer -> quiz: the explanation, then the first question, in one turn
+        started = await turn("Explain the scaling, then quiz me")
+        assert asked[-1] == "Explain the scaling, then quiz me"
+        assert started["replies"][0]["text"] == "Scaling keeps the softmax from saturating."
         assert started["awaiting_quiz_answer"] and started["quiz_position"] == 0
         assert started["replies"][-1]["quiz"]["id"] == cards[0].id
         assert "correct_index" not in started["replies"][-1]["quiz"]
@@ -170,6 +193,7 @@ async def test_a_session_on_a_sqlite_checkpointer(
         assert summary["ended"]
         text = summary["replies"][-1]["text"]
         assert "Covered:" in text and "To review:" in text and "sqrt(d_k)" in text
+        assert (await turn(None, "end"))["replies"][-1]["text"] == text  # ending says it again
 
         restarted = await turn("quiz me")  # a new session of the quiz...
         assert restarted["graded_cards"] == [] and restarted["awaiting_quiz_answer"]
@@ -188,7 +212,5 @@ async def test_a_session_on_a_sqlite_checkpointer(
 
         # the state survives a fresh graph on the same checkpointer (durable)
         reopened = build_session_graph(saver)
-        state = await reopened.aget_state(
-            {"configurable": {"thread_id": f"tutor:{user_id}:{lesson_id}"}}
-        )
+        state = await reopened.aget_state({"configurable": {"thread_id": "tutor-session:s-1"}})
         assert state.values["welcomed"] and state.values["covered"]

@@ -16,6 +16,7 @@ from tutorgraph.store import migrate, users
 from tutorgraph.store.db import Database
 from tutorgraph.store.models import ConceptMastery, Lesson, TutorQuizAnswer, TutorSession
 from tutorgraph.tutor import quiz_grading, sessions
+from tutorgraph.tutor.blocks import QuizBlock
 from tutorgraph.tutor.context import QuizCard
 from tutorgraph.tutor.service import TurnRequest, prepare_turn, save_reply
 
@@ -111,7 +112,7 @@ def test_a_quiz_card_counts_once_per_learner_and_only_once_shown(
 ) -> None:
     """The first answer to a shown card counts, in whichever conversation; later answers (a
     retry, another conversation) are graded but leave mastery alone; an unshown card is not
-    there to answer. Each conversation remembers its own first answer."""
+    there to answer. Each conversation remembers its latest answer."""
     database = backend_db
     write_course(tmp_path / "content")
     card = QuizCard(id="q1", question="Which?", options=["a", "b"], correct_index=1, concept="qk")
@@ -132,20 +133,22 @@ def test_a_quiz_card_counts_once_per_learner_and_only_once_shown(
                 user_id=ada_id,
                 chat=session.get_one(TutorSession, chat_id),
                 lesson=session.get_one(Lesson, lesson_id),
-                card=card,
+                quiz_id=card.id,
                 selected_index=index,
             )
 
     with pytest.raises(NotFoundError):
         answer(first_chat, 1)  # never shown to Ada
     with database.session() as session:
-        quiz_grading.mark_shown_in_reply(
+        shown = quiz_grading.register_card(
             session=session,
             user_id=ada_id,
-            lesson_id=lesson_id,
-            text='Try this: <quiz>{"id": "q1", "question": "Which?", "options": ["a", "b"], '
-            '"correct_index": 1}</quiz>',
+            lesson=session.get_one(Lesson, lesson_id),
+            chat_id=first_chat,
+            block=QuizBlock(**card.model_dump(exclude={"reference_answer"})),
         )
+    assert shown.startswith("chat-")  # not one of the lesson's cards: kept whole, a new id
+    card = card.model_copy(update={"id": shown})
     wrong = answer(first_chat, 0)
     retry = answer(first_chat, 1)
     elsewhere = answer(second_chat, 1)
@@ -164,6 +167,6 @@ def test_a_quiz_card_counts_once_per_learner_and_only_once_shown(
         assert [(row.concept, row.attempts) for row in mastery_rows] == [("qk", 1)]
         rows = session.scalars(select(TutorQuizAnswer).order_by(TutorQuizAnswer.id)).all()
         assert [(r.session_id, r.selected_index) for r in rows] == [
-            (first_chat, 0),
+            (first_chat, 1),  # the latest answer: right after a wrong one
             (second_chat, 1),
         ]

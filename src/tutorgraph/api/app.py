@@ -26,7 +26,7 @@ from tutorgraph.api.routes import (
     practice,
     search,
     tutor,
-    tutor_live,
+    tutor_session,
 )
 from tutorgraph.api.security_headers import SecurityHeadersMiddleware
 from tutorgraph.content.retrieval import SearchIndexes
@@ -93,7 +93,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     api.include_router(grading.router)
     api.include_router(practice.router)
     api.include_router(tutor.router)
-    api.include_router(tutor_live.router)
+    api.include_router(tutor_session.router)
     api.include_router(assessments.router)
     app.include_router(api)
     app.include_router(health.router)

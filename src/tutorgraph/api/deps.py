@@ -8,7 +8,7 @@ a password hash or a model."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Annotated
+from typing import Annotated, Any
 
 import anyio.to_thread
 from fastapi import Depends, Request
@@ -23,6 +23,9 @@ from tutorgraph.offload import COMMIT_THREADS, thread_limiter
 from tutorgraph.settings import Settings
 from tutorgraph.store.db import Database
 from tutorgraph.store.models import User
+from tutorgraph.tutor.coordinator import Coordinator
+from tutorgraph.tutor.service import TutorRuntime
+from tutorgraph.tutor.session_graph import Graph, build_session_graph
 
 
 async def get_settings(request: Request) -> Settings:
@@ -150,3 +153,37 @@ async def get_assessments(request: Request) -> AssessmentService:
 
 
 AssessmentsDep = Annotated[AssessmentService, Depends(get_assessments)]
+
+
+def tutor_runtime(state: Any) -> TutorRuntime:
+    """The app's one tutor runtime (the SSE chat, guided sessions and their WebSocket share
+    it, so shutdown drains every running turn)."""
+    runtime: TutorRuntime | None = getattr(state, "tutor_runtime", None)
+    if runtime is None:
+        runtime = TutorRuntime(database=state.db, indexes=state.search, settings=state.settings)
+        state.tutor_runtime = runtime
+    return runtime
+
+
+def coordinator(state: Any) -> Coordinator:
+    """Guided sessions over the app's checkpointer, runtime and model (the model is read at
+    each call, so a test may swap it)."""
+    graph: Graph | None = getattr(state, "tutor_graph", None)
+    if graph is None:
+        graph = build_session_graph(state.checkpointer)
+        state.tutor_graph = graph
+    return Coordinator(
+        graph=graph, database=state.db, runtime=tutor_runtime(state), model=state.model
+    )
+
+
+async def get_tutor_runtime(request: Request) -> TutorRuntime:
+    return tutor_runtime(request.app.state)
+
+
+async def get_coordinator(request: Request) -> Coordinator:
+    return coordinator(request.app.state)
+
+
+RuntimeDep = Annotated[TutorRuntime, Depends(get_tutor_runtime)]
+CoordinatorDep = Annotated[Coordinator, Depends(get_coordinator)]

@@ -1,5 +1,6 @@
 """The tutor's SSE protocol: frames `data: {json}\\n\\n` whose JSON has a `type` of text,
-tool_call, tool_result or error, and one closing `done` frame."""
+tool_call, tool_result or error, and one closing `done` frame. A tool_result carries the `id` of
+the tool_call it answers (one tool may be called several times in a round)."""
 
 from __future__ import annotations
 
@@ -23,9 +24,20 @@ def payload(event: AgentEvent) -> dict[str, Any]:
     if isinstance(event, TextDelta):
         return {"type": "text", "delta": event.delta}
     if isinstance(event, ToolCallEvent):
-        return {"type": "tool_call", "name": event.call.name, "arguments": _arguments(event)}
+        call = event.call
+        return {
+            "type": "tool_call",
+            "id": call.id,
+            "name": call.name,
+            "arguments": _arguments(event),
+        }
     if isinstance(event, ToolResultEvent):
-        return {"type": "tool_result", "name": event.name, "result": event.result}
+        return {
+            "type": "tool_result",
+            "id": event.call_id,
+            "name": event.name,
+            "result": event.result,
+        }
     if isinstance(event, ErrorEvent):
         return {"type": "error", "message": event.message}
     assert_never(event)

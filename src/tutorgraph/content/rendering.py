@@ -1,9 +1,14 @@
 """Lesson markdown to safe HTML: raw HTML escaped, code highlighted by Pygments on the server,
-Mermaid fences left for the vendored Mermaid, `$...$` / `$$...$$` marked for the vendored KaTeX."""
+Mermaid fences left for the vendored Mermaid, `$...$` / `$$...$$` marked for the vendored KaTeX.
+With `anchors`, headings get ids (`h-` and their words: `## Why divide by $d_k$` is
+`h-why-divide-by-d-k`, a repeat `h-..._2`) that the tutor's citations link to."""
 
 from __future__ import annotations
 
+import re
 from html import escape
+from itertools import pairwise
+from typing import Any
 
 from markdown_it import MarkdownIt
 from mdit_py_plugins.dollarmath import dollarmath_plugin
@@ -45,11 +50,29 @@ def _build() -> MarkdownIt:
         return default_fence(tokens, idx, options, env)
 
     md.add_render_rule("fence", fence)
+    md.core.ruler.push("heading_anchors", _heading_anchors)
     return md
+
+
+def heading_anchor(text: str) -> str:
+    """The id a heading's source text gets (before any `_2` that tells repeats apart)."""
+    return "h-" + "-".join(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def _heading_anchors(state: Any) -> None:
+    if not state.env.get("anchors"):
+        return
+    seen: dict[str, int] = {}
+    for opening, inline in pairwise(state.tokens):
+        if opening.type != "heading_open" or inline.type != "inline":
+            continue
+        anchor = heading_anchor(inline.content)
+        seen[anchor] = seen.get(anchor, 0) + 1
+        opening.attrSet("id", anchor if seen[anchor] == 1 else f"{anchor}_{seen[anchor]}")
 
 
 _md = _build()
 
 
-def render_markdown(text: str) -> str:
-    return str(_md.render(text))
+def render_markdown(text: str, *, anchors: bool = False) -> str:
+    return str(_md.render(text, {"anchors": anchors}))

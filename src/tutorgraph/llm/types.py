@@ -85,6 +85,7 @@ class ToolResultEvent(BaseModel):
     type: Literal["tool_result"] = "tool_result"
     name: str
     result: Any
+    call_id: str = ""  # the `ToolCall.id` it answers
 
 
 class Finish(BaseModel):

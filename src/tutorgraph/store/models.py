@@ -238,21 +238,27 @@ class TutorQuizAnswer(Base):
     quiz_id: Mapped[str] = mapped_column(String(200))
     selected_index: Mapped[int]
     correct: Mapped[bool] = mapped_column(Boolean)
+    # the learner's short reason for their choice, shown back with the feedback
+    why: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
 class TutorQuizCard(Base):
-    """A lesson quiz card the tutor showed a learner, and the one answer of theirs that counts:
-    a card moves a learner's mastery once, whichever conversation it is answered in, and only
-    once it has been shown to them."""
+    """A quiz card the tutor showed a learner, and the one answer of theirs that counts: a card
+    moves a learner's mastery once, whichever conversation it is answered in, and only once it
+    has been shown to them. A lesson's own cards are looked up in the lesson; a card the tutor
+    wrote itself is kept here whole (`card`, answer included: the browser never gets it), with
+    the conversation that showed it (`session_id`) and no lesson in an explore chat."""
 
     __tablename__ = "tutor_quiz_cards"
     __table_args__ = (UniqueConstraint("user_id", "lesson_id", "quiz_id"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
-    lesson_id: Mapped[int] = mapped_column(ForeignKey("lessons.id", ondelete="CASCADE"))
+    lesson_id: Mapped[int | None] = mapped_column(ForeignKey("lessons.id", ondelete="CASCADE"))
     quiz_id: Mapped[str] = mapped_column(String(200))
+    session_id: Mapped[str | None] = mapped_column(String(36), index=True)
+    card: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     shown_at: Mapped[datetime] = mapped_column(default=utcnow)
     counted_index: Mapped[int | None] = mapped_column(Integer)
     counted_at: Mapped[datetime | None] = mapped_column()

@@ -79,7 +79,7 @@ async def run_agent(
         conversation.append(Message.assistant("".join(text) or None, calls))
         for call in calls:
             result = await executor.execute(call)
-            yield ToolResultEvent(name=call.name, result=result)
+            yield ToolResultEvent(name=call.name, result=result, call_id=call.id)
             conversation.append(
                 Message.tool(tool_call_id=call.id, name=call.name, content=result_json(result))
             )

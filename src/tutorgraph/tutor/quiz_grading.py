@@ -9,11 +9,17 @@ needed for an exact check, so this is fast and deterministic.
 A card is evidence once per learner (`TutorQuizCard`): only a card the tutor has shown them
 can be answered, and only their first answer to it, in whichever conversation, moves mastery.
 Answering again (another try after a wrong answer, or a new conversation) is graded but leaves
-mastery as it is. A wrong answer does not reveal the right option: the learner may try again."""
+mastery as it is. A wrong answer does not reveal the right option: the learner may try again.
+
+The answer never reaches the browser before the learner answers: the chat shows a card's public
+form (`quiz_stream`), a lesson's own card is graded against the lesson, and a card the tutor wrote
+itself against the copy `register_card` kept. Explore chats (no lesson) have cards too; their
+mastery moves only for a card that names its concept."""
 
 from __future__ import annotations
 
 import re
+import uuid
 from collections.abc import Iterable
 
 from pydantic import BaseModel, Field
@@ -23,17 +29,35 @@ from sqlalchemy.orm import Session
 
 from tutorgraph.errors import InputError, NotFoundError
 from tutorgraph.grading import mastery
-from tutorgraph.store.models import Lesson, TutorQuizAnswer, TutorQuizCard, TutorSession, utcnow
-from tutorgraph.tutor.blocks import QuizBlock, parse_blocks
+from tutorgraph.store.models import (
+    ExplorationSession,
+    Lesson,
+    TutorQuizAnswer,
+    TutorQuizCard,
+    TutorSession,
+    utcnow,
+)
+from tutorgraph.tutor.blocks import QuizBlock
 from tutorgraph.tutor.context import QuizCard
 
 TRY_AGAIN = "Not quite. Have another look at the options and try again."
+WHY_CHARS = 500
 
 
 class MasteryMove(BaseModel):
     concept: str
     before: float
     after: float
+
+
+class AnsweredCard(BaseModel):
+    """A card's latest answer in one conversation, so it reopens as the learner left it."""
+
+    selected_index: int
+    correct: bool
+    correct_index: int | None = Field(description="The right option, once answered correctly.")
+    explanation: str | None = Field(description="Why, once answered correctly.")
+    why: str | None = Field(default=None, description="The learner's own reason, if they gave one.")
 
 
 class QuizOutcome(BaseModel):
@@ -45,8 +69,12 @@ class QuizOutcome(BaseModel):
     correct: bool
     correct_index: int | None = Field(description="The right option, once answered correctly.")
     explanation: str | None = Field(description="Why, once answered correctly.")
-    feedback: str
-    mastery: MasteryMove
+    feedback: str = Field(description="The verdict, to show once (it includes the explanation).")
+    why: str | None = Field(description="The learner's reason, as sent, to show with the verdict.")
+    mastery: MasteryMove | None = Field(
+        description="The concept's mastery before and after; none for an explore card without "
+        "a concept."
+    )
 
 
 def lesson_quiz(lesson: Lesson) -> list[QuizCard]:
@@ -64,51 +92,126 @@ def find_card(lesson: Lesson, quiz_id: str) -> QuizCard:
     raise NotFoundError(f"no quiz {quiz_id!r} in lesson {lesson.id}")
 
 
-def card_concept(card: QuizCard, lesson: Lesson) -> str:
+def card_concept(card: QuizCard, lesson: Lesson | None) -> str | None:
     if card.concept:
         return card.concept
+    if lesson is None:
+        return None
     concepts = [str(c) for c in lesson.concepts]
     return concepts[0] if concepts else lesson.slug
+
+
+def register_card(
+    *, session: Session, user_id: int, lesson: Lesson | None, chat_id: str, block: QuizBlock
+) -> str:
+    """Keep a card the tutor just showed, answer included, and return the id the chat shows.
+    The lesson's own card (same id, question and options) keeps its id; any other card, which
+    the tutor wrote itself, gets an id of its own and is kept whole."""
+    if lesson is not None:
+        for card in lesson_quiz(lesson):
+            if (card.id, card.question, card.options) == (block.id, block.question, block.options):
+                mark_shown(
+                    session=session, user_id=user_id, lesson_id=lesson.id, quiz_ids=[card.id]
+                )
+                return card.id
+    card_id = f"chat-{uuid.uuid4().hex[:16]}"
+    kept = QuizCard(
+        id=card_id,
+        question=block.question,
+        options=block.options,
+        correct_index=block.correct_index,
+        explanation=block.explanation,
+        concept=block.concept,
+    )
+    session.add(
+        TutorQuizCard(
+            user_id=user_id,
+            lesson_id=lesson.id if lesson is not None else None,
+            quiz_id=card_id,
+            session_id=chat_id,
+            card=kept.model_dump(),
+        )
+    )
+    session.flush()
+    return card_id
+
+
+def shown_card(
+    *,
+    session: Session,
+    user_id: int,
+    lesson: Lesson | None,
+    chat: TutorSession | ExplorationSession,
+    quiz_id: str,
+) -> tuple[QuizCard, TutorQuizCard]:
+    """A card of this conversation's lesson (or of this explore chat) shown to the learner."""
+    row = _shown_card(session, user_id, lesson.id if lesson is not None else None, quiz_id)
+    if row is not None and row.card is not None:
+        if lesson is None and row.session_id != chat.id:
+            row = None  # an explore card belongs to the chat that showed it
+        else:
+            return QuizCard.model_validate(row.card), row
+    if row is None or lesson is None:
+        where = f"lesson {lesson.id}" if lesson is not None else "this conversation"
+        raise NotFoundError(f"no quiz {quiz_id!r} has been shown to you in {where}")
+    return find_card(lesson, quiz_id), row
 
 
 def grade_choice(
     *,
     session: Session,
     user_id: int,
-    chat: TutorSession,
-    lesson: Lesson,
-    card: QuizCard,
+    chat: TutorSession | ExplorationSession,
+    lesson: Lesson | None,
+    quiz_id: str,
     selected_index: int,
+    why: str = "",
 ) -> QuizOutcome:
-    """Grade one choice of a card shown to the learner; if it is their first answer to the
-    card, it counts and moves mastery (inside the caller's transaction)."""
+    """Grade one choice of a card shown to the learner in this conversation; if it is their
+    first answer to the card, it counts and moves mastery (inside the caller's transaction)."""
+    card, shown = shown_card(
+        session=session, user_id=user_id, lesson=lesson, chat=chat, quiz_id=quiz_id
+    )
     if not 0 <= selected_index < len(card.options):
         raise InputError(f"selected_index: must be between 0 and {len(card.options) - 1}")
-    shown = _shown_card(session, user_id, lesson.id, card.id)
-    if shown is None:
-        raise NotFoundError(f"no quiz {card.id!r} has been shown to you in lesson {lesson.id}")
+    why = " ".join(why.split())[:WHY_CHARS]
     correct = selected_index == card.correct_index
-    _remember_in_conversation(session, user_id, chat, card.id, selected_index, correct)
+    if isinstance(chat, TutorSession):
+        _remember_in_conversation(session, user_id, chat, card.id, selected_index, correct, why)
+    first = _count_first_answer(session, shown, selected_index)
     concept = card_concept(card, lesson)
-    if _count_first_answer(session, shown, selected_index):
+    move: MasteryMove | None = None
+    if concept is not None and first:
         change = mastery.record_score(
             session=session, user_id=user_id, concept=concept, score=1.0 if correct else 0.0
         )
         move = MasteryMove(concept=concept, before=change.before.wma, after=change.after.wma)
-        recorded = True
-    else:
+    elif concept is not None:
         now = mastery.current_mastery(session=session, user_id=user_id, concept=concept).wma
         move = MasteryMove(concept=concept, before=now, after=now)
-        recorded = False
+    revealed = _answered(card, selected_index, why)
     return QuizOutcome(
         quiz_id=card.id,
         selected_index=selected_index,
-        recorded=recorded,
+        recorded=first and move is not None,
         correct=correct,
-        correct_index=card.correct_index if correct else None,
-        explanation=(card.explanation or card.reference_answer) if correct else None,
+        correct_index=revealed.correct_index,
+        explanation=revealed.explanation,
         feedback=("Correct! " + (card.explanation or "")).strip() if correct else TRY_AGAIN,
+        why=why or None,
         mastery=move,
+    )
+
+
+def _answered(card: QuizCard, index: int, why: str | None) -> AnsweredCard:
+    """An answer and what it may show of the card: the right option and why, only once right."""
+    correct = index == card.correct_index
+    return AnsweredCard(
+        selected_index=index,
+        correct=correct,
+        why=why or None,
+        correct_index=card.correct_index if correct else None,
+        explanation=(card.explanation or card.reference_answer or None) if correct else None,
     )
 
 
@@ -133,31 +236,46 @@ def count_answer(
     return card is not None and _count_first_answer(session, card, selected_index)
 
 
-def mark_shown_in_reply(*, session: Session, user_id: int, lesson_id: int, text: str) -> None:
-    """Record the quiz cards a tutor reply carries as `<quiz>` blocks."""
-    blocks = parse_blocks(text, "quiz", QuizBlock) if "<quiz>" in text else []
-    mark_shown(
-        session=session,
-        user_id=user_id,
-        lesson_id=lesson_id,
-        quiz_ids=[block.id[:200] for block in blocks],
-    )
-
-
-def answered_cards(*, session: Session, chat: TutorSession) -> dict[str, int]:
-    """quiz id -> the option chosen, for every card answered in this conversation."""
-    rows = session.scalars(select(TutorQuizAnswer).where(TutorQuizAnswer.session_id == chat.id))
-    return {row.quiz_id: row.selected_index for row in rows}
+def answered_cards(
+    *, session: Session, chat: TutorSession | ExplorationSession, lesson: Lesson | None
+) -> dict[str, AnsweredCard]:
+    """quiz card id -> its latest answer in this conversation. An explore chat's cards are
+    its own, so their counted answer is the one to show."""
+    found: dict[str, AnsweredCard] = {}
+    if isinstance(chat, TutorSession):
+        rows = session.scalars(
+            select(TutorQuizAnswer).where(TutorQuizAnswer.session_id == chat.id)
+        ).all()
+        answers = [(row.quiz_id, row.selected_index, row.why) for row in rows]
+    else:
+        cards = session.scalars(
+            select(TutorQuizCard).where(
+                TutorQuizCard.session_id == chat.id, TutorQuizCard.counted_index.is_not(None)
+            )
+        ).all()
+        answers = [(row.quiz_id, row.counted_index or 0, None) for row in cards]
+    for quiz_id, index, why in answers:
+        try:
+            card, _ = shown_card(
+                session=session, user_id=chat.user_id, lesson=lesson, chat=chat, quiz_id=quiz_id
+            )
+        except NotFoundError:
+            continue  # a lesson card since removed from the lesson
+        found[quiz_id] = _answered(card, index, why)
+    return found
 
 
 def _shown_card(
-    session: Session, user_id: int, lesson_id: int, quiz_id: str
+    session: Session, user_id: int, lesson_id: int | None, quiz_id: str
 ) -> TutorQuizCard | None:
+    in_lesson = (
+        TutorQuizCard.lesson_id.is_(None)
+        if lesson_id is None
+        else TutorQuizCard.lesson_id == lesson_id
+    )
     return session.scalar(
         select(TutorQuizCard).where(
-            TutorQuizCard.user_id == user_id,
-            TutorQuizCard.lesson_id == lesson_id,
-            TutorQuizCard.quiz_id == quiz_id,
+            TutorQuizCard.user_id == user_id, in_lesson, TutorQuizCard.quiz_id == quiz_id
         )
     )
 
@@ -175,15 +293,24 @@ def _count_first_answer(session: Session, card: TutorQuizCard, selected_index: i
 
 
 def _remember_in_conversation(
-    session: Session, user_id: int, chat: TutorSession, quiz_id: str, index: int, correct: bool
+    session: Session,
+    user_id: int,
+    chat: TutorSession,
+    quiz_id: str,
+    index: int,
+    correct: bool,
+    why: str,
 ) -> None:
-    """The conversation's first answer to the card, so it reopens answered."""
-    exists = session.scalar(
-        select(TutorQuizAnswer.id).where(
+    """The conversation's latest answer to the card, so it reopens as the learner left it
+    (a right answer is final: the card accepts no more answers)."""
+    row = session.scalar(
+        select(TutorQuizAnswer).where(
             TutorQuizAnswer.session_id == chat.id, TutorQuizAnswer.quiz_id == quiz_id
         )
     )
-    if exists is not None:
+    if row is not None:
+        if not row.correct:
+            row.selected_index, row.correct, row.why = index, correct, why or None
         return
     try:
         with session.begin_nested():
@@ -194,6 +321,7 @@ def _remember_in_conversation(
                     quiz_id=quiz_id,
                     selected_index=index,
                     correct=correct,
+                    why=why or None,
                 )
             )
     except IntegrityError:  # answered twice at once in this conversation: one is kept

@@ -26,9 +26,10 @@ from tutorgraph.llm import ErrorEvent, Message, Model, TextDelta, ToolSpec
 from tutorgraph.settings import Settings
 from tutorgraph.store import courses
 from tutorgraph.store.db import Database
-from tutorgraph.store.models import User, new_uuid
+from tutorgraph.store.models import Lesson, User, new_uuid
 from tutorgraph.tutor import sessions
 from tutorgraph.tutor.agent_loop import AgentEvent, run_agent
+from tutorgraph.tutor.blocks import QuizBlock
 from tutorgraph.tutor.context import (
     Mode,
     TutorContext,
@@ -37,7 +38,8 @@ from tutorgraph.tutor.context import (
 )
 from tutorgraph.tutor.offline_tutor import EXPLORE_AGENT, TUTOR_AGENT
 from tutorgraph.tutor.prompts import select_prompt
-from tutorgraph.tutor.quiz_grading import mark_shown_in_reply
+from tutorgraph.tutor.quiz_grading import register_card
+from tutorgraph.tutor.quiz_stream import QuizStream
 from tutorgraph.tutor.tool_handlers import ToolExecutor
 from tutorgraph.tutor.tools import tools_for
 
@@ -183,17 +185,29 @@ def _read_explore_chat(
 
 
 def save_reply(*, database: Database, turn: PreparedTurn, text: str, done: bool = True) -> None:
-    """Store what the tutor has said so far; `done` marks the reply complete. Quiz cards in a
-    lesson reply are recorded as shown to the learner."""
-    request = turn.request
+    """Store what the tutor has said so far; `done` marks the reply complete."""
     with writing(database) as session:
         sessions.write_reply(
-            session=session, kind=request.kind, message_id=turn.reply_id, content=text, done=done
+            session=session,
+            kind=turn.request.kind,
+            message_id=turn.reply_id,
+            content=text,
+            done=done,
         )
-        if request.kind == "tutor" and request.lesson_id is not None:
-            mark_shown_in_reply(
-                session=session, user_id=request.user_id, lesson_id=request.lesson_id, text=text
-            )
+
+
+def keep_card(*, database: Database, turn: PreparedTurn, block: QuizBlock) -> str:
+    """Keep a quiz card of the reply server-side (shown to the learner) and return its id."""
+    request = turn.request
+    with writing(database) as session:
+        lesson = session.get(Lesson, request.lesson_id) if request.lesson_id is not None else None
+        return register_card(
+            session=session,
+            user_id=request.user_id,
+            lesson=lesson,
+            chat_id=turn.session_id,
+            block=block,
+        )
 
 
 class TutorRuntime:
@@ -234,6 +248,14 @@ class TutorRuntime:
         flushed = loop.time() - FLUSH_SECONDS  # the first words are stored at once
         done = False
         failed = False  # the loop reported an error: the reply is cut short
+
+        async def keep(block: QuizBlock) -> str:
+            return await anyio.to_thread.run_sync(
+                lambda: keep_card(database=self.database, turn=turn, block=block)
+            )
+
+        # Quiz cards go out (and are stored) without their answer; it stays server-side.
+        quizzes = QuizStream(keep)
         try:
             try:
                 async for event in run_agent(
@@ -244,14 +266,21 @@ class TutorRuntime:
                     agent=turn.agent,
                     inputs=turn.context,
                 ):
+                    if isinstance(event, TextDelta):
+                        shown = await quizzes.feed(event.delta)
+                        if not shown:
+                            continue  # held back: a card still streaming
+                        event = TextDelta(delta=shown)
+                        produced.append(shown)
                     queue.put_nowait(event)
                     failed = failed or isinstance(event, ErrorEvent)
-                    if isinstance(event, TextDelta):
-                        produced.append(event.delta)
-                        if loop.time() - flushed >= FLUSH_SECONDS:
-                            flushed = loop.time()
-                            text = "".join(produced)
-                            await anyio.to_thread.run_sync(self._save, text, turn, False)
+                    if isinstance(event, TextDelta) and loop.time() - flushed >= FLUSH_SECONDS:
+                        flushed = loop.time()
+                        text = "".join(produced)
+                        await anyio.to_thread.run_sync(self._save, text, turn, False)
+                if rest := quizzes.close():
+                    produced.append(rest)
+                    queue.put_nowait(TextDelta(delta=rest))
                 done = not failed
             except Exception:
                 log.exception("tutor turn failed (session %s)", turn.session_id)

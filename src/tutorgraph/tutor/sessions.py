@@ -140,6 +140,16 @@ def list_tutor_sessions(
     ]
 
 
+def latest_tutor_session_id(*, session: Session, user_id: int, lesson_id: int) -> str | None:
+    """The learner's most recently active conversation about this lesson, if any."""
+    return session.scalar(
+        select(TutorSession.id)
+        .where(TutorSession.user_id == user_id, TutorSession.lesson_id == lesson_id)
+        .order_by(TutorSession.updated_at.desc(), TutorSession.created_at.desc())
+        .limit(1)
+    )
+
+
 def tutor_messages(*, session: Session, chat: TutorSession) -> list[StoredMessage]:
     return _all_messages(session, ChatMessage, chat.id)
 

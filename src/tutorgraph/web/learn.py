@@ -11,6 +11,7 @@ from tutorgraph.api.deps import CurrentUser, OptionalUser, SessionDep
 from tutorgraph.api.unit_of_work import UnitOfWorkRoute
 from tutorgraph.content.rendering import render_markdown
 from tutorgraph.store import courses
+from tutorgraph.tutor import sessions
 from tutorgraph.web.templating import remember_user, render
 
 router = APIRouter(route_class=UnitOfWorkRoute, include_in_schema=False)
@@ -63,16 +64,22 @@ def lesson_page(
     ordered = courses.course_lessons(course)
     position = [item.id for item in ordered].index(lesson.id)
     done = courses.completed_lesson_ids(session=session, user=user)
+    latest = (
+        sessions.latest_tutor_session_id(session=session, user_id=user.id, lesson_id=lesson.id)
+        if user is not None
+        else None
+    )
     return render(
         request,
         "lesson.html",
         {
             "course": course,
             "lesson": lesson,
-            "body": render_markdown(lesson.content),
+            "body": render_markdown(lesson.content, anchors=True),
             "completed": lesson.id in done,
             "previous": ordered[position - 1] if position > 0 else None,
             "next": ordered[position + 1] if position + 1 < len(ordered) else None,
+            "chat_session_id": latest,  # reopening the lesson continues its last conversation
         },
     )
 

@@ -6,7 +6,7 @@ from datetime import datetime
 from typing import Any
 
 from fastapi import APIRouter
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from tutorgraph.api.deps import CurrentUser, OptionalUser, SessionDep
 from tutorgraph.api.unit_of_work import UnitOfWorkRoute
@@ -14,6 +14,8 @@ from tutorgraph.store import courses
 from tutorgraph.store.ids import DbId
 
 router = APIRouter(route_class=UnitOfWorkRoute, prefix="/lessons", tags=["lessons"])
+# what a quiz question shows before it is answered: its explanation would give the answer away
+_PUBLIC_QUIZ = ("id", "question", "options", "concept")
 
 
 class LessonOut(BaseModel):
@@ -26,7 +28,7 @@ class LessonOut(BaseModel):
     content: str
     concepts: list[str]
     sources: list[str]
-    quiz: list[dict[str, Any]]
+    quiz: list[dict[str, Any]] = Field(description="id, question, options, concept: no answer")
     has_reference_kb: bool
     completed: bool
     previous_id: int | None
@@ -60,7 +62,7 @@ def get_lesson(lesson_id: DbId, session: SessionDep, user: OptionalUser) -> Less
         content=lesson.content,
         concepts=list(lesson.concepts),
         sources=list(lesson.sources_used),
-        quiz=[{k: v for k, v in q.items() if k != "correct_index"} for q in lesson.quiz],
+        quiz=[{k: v for k, v in q.items() if k in _PUBLIC_QUIZ} for q in lesson.quiz],
         has_reference_kb=bool(lesson.reference_kb),
         completed=lesson.id in done,
         previous_id=ordered[position - 1].id if position > 0 else None,

@@ -17,7 +17,8 @@ from tutorgraph.tutor.session_graph.router import (
 )
 from tutorgraph.tutor.session_graph.state import InputKind, SessionState
 
-# a turn visits at most: welcome, intake, grade_quiz, quiz, intake, end_turn (plus slack)
+# a turn visits at most: welcome, intake, grade_quiz (or explainer), quiz, intake, end_turn
+# (plus slack)
 RECURSION_LIMIT = 16
 
 Graph = CompiledStateGraph[SessionState, Any, SessionState, SessionState]
@@ -45,13 +46,21 @@ def build_session_graph(checkpointer: BaseCheckpointSaver[Any] | None) -> Graph:
     return builder.compile(checkpointer=checkpointer)
 
 
-def thread_id(user_id: int, lesson_id: int) -> str:
-    return f"tutor:{user_id}:{lesson_id}"
+def thread_id(session_id: str) -> str:
+    """The checkpointer thread of a tutor session (a `TutorSession` id)."""
+    return f"tutor-session:{session_id}"
+
+
+async def session_state(graph: Graph, session_id: str) -> SessionState:
+    """The session's checkpointed state (empty before its first turn)."""
+    snapshot = await graph.aget_state({"configurable": {"thread_id": thread_id(session_id)}})
+    return cast(SessionState, snapshot.values or {})
 
 
 async def run_turn(
     graph: Graph,
     *,
+    session_id: str,
     database: Database,
     user_id: int,
     lesson_id: int,
@@ -62,7 +71,7 @@ async def run_turn(
     """One pass of the graph for one learner input (None: just the welcome)."""
     config: Any = {
         "configurable": {
-            "thread_id": thread_id(user_id, lesson_id),
+            "thread_id": thread_id(session_id),
             "database": database,
             "explain": explain,
         },

@@ -23,7 +23,7 @@ from tutorgraph.tutor.quiz_grading import (
     mark_shown,
     parse_choice,
 )
-from tutorgraph.tutor.session_graph.router import action_for
+from tutorgraph.tutor.session_graph.router import action_for, quiz_after
 from tutorgraph.tutor.session_graph.state import SessionState
 
 Explain = Callable[[str], Awaitable[str]]
@@ -82,9 +82,10 @@ async def intake(state: SessionState) -> Update:
     """Consumes the fresh input (if any) and decides the action; no input means end the turn."""
     action = action_for(state)
     text = state.get("pending_input")
-    update: Update = {"next_action": action, "pending_input": None}
+    update: Update = {"next_action": action, "pending_input": None, "quiz_after": False}
     if text and text.strip():
         update["messages"] = [*state.get("messages", []), {"role": "user", "content": text}]
+        update["quiz_after"] = action == "explain" and quiz_after(text)
     return update
 
 
@@ -96,7 +97,8 @@ async def explainer(state: SessionState, config: RunnableConfig) -> Update:
     update = _say(state, answer or "Let's look at the lesson together: what part is unclear?")
     update["replies"][-1]["streamed"] = explain is not None
     update["covered"] = [*state.get("covered", []), question[:120]]
-    update["next_action"] = "end_turn"
+    update["next_action"] = "quiz" if state.get("quiz_after") else "end_turn"
+    update["quiz_after"] = False
     return update
 
 
@@ -174,7 +176,7 @@ def _grade(
     correct = choice == card.correct_index
     with database.session() as session:
         lesson = session.get(Lesson, lesson_id)
-        concept = card_concept(card, lesson) if lesson is not None else card.concept or "lesson"
+        concept = card_concept(card, lesson) or "lesson"
         first = count_answer(
             session=session,
             user_id=user_id,
@@ -213,7 +215,7 @@ async def grade_quiz(state: SessionState, config: RunnableConfig) -> Update:
     position += 1
     done = position >= len(cards)
     text = feedback + ("\n\nThat was the last question." if done else "")
-    update = _say(state, text)
+    update = _say(state, text, feedback=True, correct=correct)  # the verdict, said once
     review = state.get("review", [])
     if not correct:
         review = sorted({*review, card.concept or card.question[:80]})

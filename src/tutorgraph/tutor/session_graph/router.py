@@ -10,20 +10,34 @@ from tutorgraph.tutor.session_graph.state import Action, SessionState
 _SUMMARY = re.compile(r"\b(summar(y|ise|ize)|wrap up|end (the )?session|that'?s all|bye)\b", re.I)
 _QUIZ = re.compile(r"\b(quiz|test me|check my understanding|question me)\b", re.I)
 _GAPS = re.compile(r"\b(gaps?|weak(est)?|what should i (review|study)|my progress)\b", re.I)
+_EXPLAIN = re.compile(
+    r"\b(explain|teach me|tell me (about|how|why)|walk me through|describe|go over|"
+    r"what (is|are|does)|why|how (do|does|is|are|can))\b",
+    re.I,
+)
 
 
 def classify(text: str) -> Action:
     if _SUMMARY.search(text):
         return "summarize"
-    if _QUIZ.search(text):
+    if _QUIZ.search(text) and not quiz_after(text):
         return "quiz"
     if _GAPS.search(text):
         return "gap_analysis"
     return "explain"
 
 
+def quiz_after(text: str) -> bool:
+    """An explanation asked for together with a quiz ("explain X, then quiz me"): the
+    explainer answers first and hands over to the quiz in the same turn."""
+    return bool(_QUIZ.search(text) and _EXPLAIN.search(text))
+
+
 def action_for(state: SessionState) -> Action:
-    """What intake decides for this turn. Without fresh input the turn ends (no self-loops)."""
+    """What intake decides for this turn. Without fresh input the turn ends (no self-loops);
+    ending the session summarizes it."""
+    if state.get("pending_kind") == "end":
+        return "summarize"
     text = state.get("pending_input")
     if text is None or not text.strip():
         return "end_turn"
@@ -53,6 +67,7 @@ def route_by_action(state: SessionState) -> ByAction:
 
 
 def route_after_explainer(state: SessionState) -> Literal["quiz", "intake"]:
+    """To the quiz when the learner asked for one after the explanation (`quiz_after`)."""
     return "quiz" if state.get("next_action") == "quiz" else "intake"
 
 

@@ -1,11 +1,13 @@
-"""The coordinator's state, checkpointed per thread (one thread per learner and lesson)."""
+"""The coordinator's state, checkpointed per thread: one thread per tutor session (the
+learner's conversation about a lesson, `TutorSession`)."""
 
 from __future__ import annotations
 
 from typing import Any, Literal, TypedDict
 
 Action = Literal["explain", "gap_analysis", "quiz", "quiz_answer", "summarize", "end_turn"]
-InputKind = Literal["message", "quiz_answer"]
+# "end": the learner ends the session (it is summarized)
+InputKind = Literal["message", "quiz_answer", "end"]
 
 
 class SessionState(TypedDict, total=False):
@@ -15,6 +17,8 @@ class SessionState(TypedDict, total=False):
     pending_input: str | None
     pending_kind: InputKind
     next_action: Action
+    # the learner asked for a quiz after the explanation of this turn
+    quiz_after: bool
     welcomed: bool
     messages: list[dict[str, str]]
     # events produced by this turn only (reset by welcome at the start of every turn)

@@ -1,5 +1,6 @@
-/* tutorgraph tutor chat: streams POST /api/v1/tutor/chat (or /explore/chat) as SSE, renders a
-   small safe markdown subset and the tutor's structured blocks. No build step, no CDN. */
+/* tutorgraph tutor chat, lesson and explore alike: streams POST /api/v1/tutor/chat (or
+   /explore/chat) as SSE, renders the replies (markdown: chat-markdown.js) and the tutor's
+   structured blocks; quiz cards are graded by the server. No build step, no CDN. */
 (function () {
   "use strict";
   var root = document.getElementById("tutor-chat");
@@ -16,7 +17,7 @@
   var historyList = root.querySelector(".history-list");
   var api = "/api/v1/" + (kind === "tutor" ? "tutor" : "explore");
   var sessionId = null;
-  var answered = {};  // quiz id -> option chosen in this conversation (the first answer counts)
+  var answered = {};  // quiz id -> its latest answer in this conversation, as the server graded it
   var mode = "default";
   var controller = null;
   var BLOCKS = ["quiz", "resource", "image", "flow", "architecture"];
@@ -31,104 +32,47 @@
     return node;
   }
 
-  function escapeHtml(s) {
-    return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
-      .replace(/"/g, "&quot;").replace(/'/g, "&#39;");
-  }
+  // Markdown (chat-markdown.js); citations become links to the lesson's headings.
+  var md = window.tutorgraphMarkdown;
+  var escapeHtml = md.escapeHtml;
+  var safeUrl = md.safeUrl;
+  function inline(text) { return md.inline(text, citedHeading); }
+  function markdown(src) { return md.markdown(src, citedHeading); }
 
-  function safeUrl(url) {
-    return /^(https?:\/\/|\/(?!\/)|#)/i.test(url) ? url : null;
-  }
-
-  // ---- minimal, safe markdown: HTML is escaped before any markup is added ----
-  function inline(text) {
-    var codes = [];
-    text = text.replace(/`([^`\n]+)`/g, function (_, c) {
-      codes.push("<code>" + c + "</code>");
-      return "\u0000" + (codes.length - 1) + "\u0000";
-    });
-    text = text.replace(/\$([^$\n]+?)\$/g, function (_, m) {
-      codes.push('<span class="math">' + m + "</span>");
-      return "\u0000" + (codes.length - 1) + "\u0000";
-    });
-    text = text.replace(/\*\*([^*]+)\*\*/g, "<strong>$1</strong>");
-    text = text.replace(/(^|[^*])\*([^*\n]+)\*/g, "$1<em>$2</em>");
-    text = text.replace(/(^|[\s(])_([^_\n]+)_(?=[\s.,;:!?)]|$)/g, "$1<em>$2</em>");
-    text = text.replace(/\[([^\]]+)\]\(([^)\s]+)\)/g, function (all, label, url) {
-      var safe = safeUrl(url.replace(/&amp;/g, "&"));
-      return safe ? '<a href="' + escapeHtml(safe) + '" target="_blank" rel="noopener noreferrer">' + label + "</a>" : label;
-    });
-    return text.replace(/\u0000(\d+)\u0000/g, function (_, i) { return codes[Number(i)]; });
-  }
-
-  function markdown(src) {
-    var text = escapeHtml(src);
-    var out = [];
-    var lines = text.split("\n");
-    var i = 0;
-    var para = [];
-    function flush() {
-      if (para.length) out.push("<p>" + inline(para.join(" ")) + "</p>");
-      para = [];
+  // ---- citations: "(Source: Lesson › Heading › Subheading)" links to that heading of the
+  // lesson beside the chat (its id: "h-" and the heading's words, see content/rendering.py) ----
+  var lessonTitle = root.dataset.lessonTitle || "";
+  function words(text) { return (text.toLowerCase().match(/[a-z0-9]+/g) || []).join(""); }
+  var anchors = null;
+  function citedHeading(path) {
+    var parts = path.replace(/&gt;/g, ">").split(/\s*›\s*/);
+    if (!lessonTitle || parts.length < 2 || words(parts[0]) !== words(lessonTitle)) return null;
+    if (!anchors) {
+      anchors = {};
+      document.querySelectorAll(".lesson-body [id^='h-']").forEach(function (h) {
+        var key = words(h.id.slice(2).replace(/_\d+$/, ""));
+        if (!(key in anchors)) anchors[key] = h.id;
+      });
     }
-    while (i < lines.length) {
-      var line = lines[i];
-      var fence = line.match(/^```\s*([\w-]*)\s*$/);
-      if (fence) {
-        flush();
-        var body = [];
-        i++;
-        while (i < lines.length && !/^```\s*$/.test(lines[i])) { body.push(lines[i]); i++; }
-        i++;
-        if (fence[1] === "mermaid") out.push('<pre class="mermaid">' + body.join("\n") + "</pre>");
-        else out.push('<pre><code class="language-' + (fence[1] || "text") + '">' + body.join("\n") + "</code></pre>");
-        continue;
-      }
-      if (/^\$\$/.test(line.trim())) {
-        flush();
-        var math = [line.trim().replace(/^\$\$/, "")];
-        var closed = /\$\$$/.test(math[0]) && math[0].length > 0;
-        if (closed) math[0] = math[0].replace(/\$\$$/, "");
-        i++;
-        while (!closed && i < lines.length) {
-          var m = lines[i];
-          if (/\$\$\s*$/.test(m)) { math.push(m.replace(/\$\$\s*$/, "")); closed = true; } else math.push(m);
-          i++;
-        }
-        out.push('<div class="math">' + math.join("\n") + "</div>");
-        continue;
-      }
-      var heading = line.match(/^(#{1,4})\s+(.*)$/);
-      if (heading) {
-        flush();
-        var level = Math.min(heading[1].length + 2, 6);
-        out.push("<h" + level + ">" + inline(heading[2]) + "</h" + level + ">");
-        i++;
-        continue;
-      }
-      if (/^\s*([-*]|\d+[.)])\s+/.test(line)) {
-        flush();
-        var ordered = /^\s*\d+[.)]\s+/.test(line);
-        var items = [];
-        while (i < lines.length && /^\s*([-*]|\d+[.)])\s+/.test(lines[i])) {
-          items.push("<li>" + inline(lines[i].replace(/^\s*([-*]|\d+[.)])\s+/, "")) + "</li>");
-          i++;
-        }
-        out.push((ordered ? "<ol>" : "<ul>") + items.join("") + (ordered ? "</ol>" : "</ul>"));
-        continue;
-      }
-      if (/^&gt;\s?/.test(line)) {
-        flush();
-        out.push("<blockquote>" + inline(line.replace(/^&gt;\s?/, "")) + "</blockquote>");
-        i++;
-        continue;
-      }
-      if (!line.trim()) flush(); else para.push(line);
-      i++;
+    for (var i = parts.length - 1; i > 0; i--) {
+      var found = anchors[words(parts[i])];
+      if (found) return found;
     }
-    flush();
-    return out.join("\n");
+    return null;
   }
+  log.addEventListener("click", function (e) {
+    var link = e.target.closest && e.target.closest("a.citation");
+    if (!link) return;
+    var heading = document.getElementById(link.dataset.anchor);
+    if (!heading) return;
+    e.preventDefault();
+    if (typeof window.tutorgraphShowPane === "function") window.tutorgraphShowPane("lesson");
+    heading.setAttribute("tabindex", "-1");
+    heading.scrollIntoView({ block: "start" });
+    heading.focus({ preventScroll: true });
+    heading.classList.add("cited");
+    setTimeout(function () { heading.classList.remove("cited"); }, 2000);
+  });
 
   // ---- structured blocks ----
   function splitBlocks(text) {
@@ -149,63 +93,108 @@
     return parts;
   }
 
+  // A quiz card comes without its answer: the server grades the choice (and keeps the answer).
   function quizCard(q) {
     var card = el("div", "block-card quiz-card");
     card.setAttribute("role", "group");
     card.setAttribute("aria-label", "Quiz question");
-    card.dataset.testid = "quiz-card";
     card.setAttribute("data-testid", "quiz-card");
-    card.appendChild(el("p", "question", q.question));
+    var question = el("p", "question");
+    question.innerHTML = inline(escapeHtml(q.question || ""));
+    card.appendChild(question);
     var opts = el("div", "options");
-    var verdict = el("p", "verdict");
-    verdict.setAttribute("role", "status");
     var buttons = (q.options || []).map(function (option, index) {
-      var b = el("button", null, String.fromCharCode(65 + index) + ". " + option);
+      var b = el("button");
       b.type = "button";
+      b.innerHTML = String.fromCharCode(65 + index) + ". " + inline(escapeHtml(option));
       b.addEventListener("click", function () { answer(index); });
       opts.appendChild(b);
       return b;
     });
-    function show(index, note) {
-      buttons.forEach(function (b) { b.disabled = true; b.classList.remove("correct", "wrong"); });
-      var correct = index === q.correct_index;
-      buttons[q.correct_index] && buttons[q.correct_index].classList.add("correct");
-      if (!correct && buttons[index]) buttons[index].classList.add("wrong");
-      verdict.className = "verdict " + (correct ? "ok" : "bad");
-      verdict.textContent = (note ? note + " " : "") + (correct ? "Correct! " : "Not quite. ") + (q.explanation || "");
-    }
-    function addNote(text) {
-      var note = el("p", "mastery-note muted", text);
-      note.setAttribute("data-testid", "quiz-mastery");
-      card.appendChild(note);
-    }
-    function answer(index) {
-      show(index);
-      if (kind !== "tutor" || !q.id || lessonId == null || !sessionId) return;
-      answered[q.id] = index;
-      fetch("/api/v1/tutor/quiz-answer", {
-        method: "POST",
-        headers: { "Content-Type": "application/json", "X-CSRF-Token": csrfToken },
-        credentials: "same-origin",
-        body: JSON.stringify({ lesson_id: lessonId, session_id: sessionId, quiz_id: q.id, selected_index: index })
-      }).then(function (r) { return r.ok ? r.json() : null; }).then(function (res) {
-        if (!res || !res.mastery) return;
-        var m = res.mastery;
-        if (!res.recorded) {
-          answered[q.id] = res.selected_index;
-          show(res.selected_index, "Only your first answer to a card counts.");
-          addNote("Mastery of " + m.concept + " unchanged: " + Math.round(m.after * 100) + "%");
-          return;
-        }
-        addNote("Mastery of " + m.concept + ": " + Math.round(m.before * 100) + "% → " + Math.round(m.after * 100) + "%");
-      }).catch(function () {});
-    }
-    if (kind === "tutor" && q.id && answered[q.id] != null) {
-      show(answered[q.id], "You answered this earlier in this conversation.");
-    }
     card.appendChild(opts);
+    var whyId = "why-" + Math.random().toString(36).slice(2);
+    var whyLabel = el("label", "why-label", "Why? (optional, sent with your answer)");
+    whyLabel.htmlFor = whyId;
+    var why = el("input", "why");
+    why.id = whyId;
+    why.type = "text";
+    why.maxLength = 500;
+    why.autocomplete = "off";
+    card.appendChild(whyLabel);
+    card.appendChild(why);
+    // One verdict, one note: each answer replaces them (nothing is said twice).
+    var verdict = el("div", "verdict");
+    verdict.setAttribute("role", "status");
+    var note = el("p", "mastery-note muted");
+    note.setAttribute("data-testid", "quiz-mastery");
+    note.hidden = true;
     card.appendChild(verdict);
+    card.appendChild(note);
+
+    function show(result, lead) {
+      buttons.forEach(function (b, i) {
+        b.classList.remove("correct", "wrong");
+        b.disabled = result.correct || i === result.selected_index;
+      });
+      var chosen = buttons[result.selected_index];
+      if (chosen) chosen.classList.add(result.correct ? "correct" : "wrong");
+      verdict.className = "verdict " + (result.correct ? "ok" : "bad");
+      verdict.innerHTML = "";
+      var text = result.feedback || (result.correct
+        ? ("Correct! " + (result.explanation || "")).trim()
+        : "Not quite. Have another look at the options and try again.");
+      var said = el("p", "feedback");
+      said.innerHTML = inline(escapeHtml((lead ? lead + " " : "") + text));
+      verdict.appendChild(said);
+      if (result.why) {
+        var reason = el("p", "your-why");
+        reason.appendChild(el("strong", null, "Your reasoning: "));
+        reason.appendChild(document.createTextNode(result.why));
+        verdict.appendChild(reason);
+      }
+      why.disabled = !!result.correct;
+      if (result.correct) why.value = "";
+      typeset(verdict);
+    }
+    function showMastery(res) {
+      var m = res.mastery;
+      note.hidden = !m;
+      if (!m) return;
+      note.textContent = res.recorded
+        ? "Mastery of " + m.concept + ": " + Math.round(m.before * 100) + "% → " + Math.round(m.after * 100) + "%"
+        : "Only your first answer to a card counts: mastery of " + m.concept + " stays at " + Math.round(m.after * 100) + "%";
+    }
+    async function answer(index) {
+      if (!q.id || !sessionId) return;
+      buttons.forEach(function (b) { b.disabled = true; });
+      var body = { session_id: sessionId, quiz_id: q.id, selected_index: index, why: why.value.trim() };
+      if (kind === "tutor") body.lesson_id = lessonId;
+      try {
+        var res = await fetch("/api/v1/tutor/quiz-answer", {
+          method: "POST",
+          headers: { "Content-Type": "application/json", "X-CSRF-Token": csrfToken },
+          credentials: "same-origin",
+          body: JSON.stringify(body)
+        });
+        if (!res.ok) throw new Error(String(res.status));
+        var result = await res.json();
+        answered[q.id] = result;
+        show(result);
+        showMastery(result);
+      } catch (e) {
+        buttons.forEach(function (b) { b.disabled = b.classList.contains("wrong"); });
+        verdict.className = "verdict bad";
+        verdict.textContent = "That answer could not be graded just now; try again.";
+      }
+    }
+    if (q.id && answered[q.id]) show(answered[q.id], "You answered this earlier.");
+    typeset(card);
     return card;
+  }
+
+  function typeset(node) {
+    if (typeof window.tutorgraphRender !== "function") return;
+    try { window.tutorgraphRender(node); } catch (e) { /* maths is best-effort */ }
   }
 
   function resourceCard(r) {
@@ -374,14 +363,33 @@
     return { msg: msg, bubble: bubble, chips: chips };
   }
 
+  // Exactly one chip per tool call: a result fills the chip of the call it answers (by id;
+  // else the oldest open chip of that tool) and never adds one of its own.
   function toolChip(container, frame) {
     var chip = el("details", "tool-chip");
     chip.setAttribute("data-testid", "tool-call");
+    if (frame.id) chip.dataset.callId = frame.id;
+    chip.dataset.tool = frame.name;
     chip.appendChild(el("summary", null, "Tool: " + frame.name));
     var args = el("pre", null, JSON.stringify(frame.arguments || {}, null, 2));
     chip.appendChild(args);
     container.appendChild(chip);
     return chip;
+  }
+
+  function chipFor(container, frame) {
+    var chips = Array.prototype.slice.call(container.querySelectorAll(".tool-chip"));
+    var match = chips.filter(function (c) { return frame.id && c.dataset.callId === frame.id; })[0];
+    return match || chips.filter(function (c) { return c.dataset.tool === frame.name && !c.dataset.done; })[0];
+  }
+
+  function toolResult(container, frame) {
+    var chip = chipFor(container, frame);
+    if (!chip || chip.dataset.done) return;
+    chip.dataset.done = "true";
+    var result = typeof frame.result === "string" ? frame.result : JSON.stringify(frame.result, null, 2);
+    chip.appendChild(el("pre", null, result.length > 4000 ? result.slice(0, 4000) + "…" : result));
+    chip.querySelector("summary").textContent = "Tool: " + frame.name + " ✓";
   }
 
   function setBusy(busy) {
@@ -390,18 +398,28 @@
     status.textContent = busy ? "The tutor is replying" : "Reply complete";
   }
 
+  // Auto-scroll only when the learner sends (never while a reply streams): their question goes
+  // to the top of the log and the reply grows below it, in view. The reply keeps room for a
+  // full log height so the question can reach the top even while the reply is short.
+  function revealExchange(question, reply) {
+    log.querySelectorAll(".msg.assistant").forEach(function (m) { m.style.minHeight = ""; });
+    if (!question) return;
+    var gap = 8;
+    if (reply) reply.style.minHeight = Math.max(0, log.clientHeight - question.offsetHeight - 3 * gap) + "px";
+    log.scrollTop = Math.max(0, question.offsetTop - gap);
+  }
+
   async function send(text) {
     if (controller) return;
-    addMessage("user", text);
+    var asked = addMessage("user", text);
     var reply = addMessage("assistant", "");
-    log.scrollTop = log.scrollHeight; // auto-scroll only when the user sends
+    revealExchange(asked.msg, reply.msg);
     controller = new AbortController();
     setBusy(true);
     var body = { message: text, mode: mode };
     if (sessionId) body.session_id = sessionId;
     if (kind === "tutor") body.lesson_id = lessonId;
     var acc = "";
-    var chipsByName = {};
     try {
       var res = await fetch(api + "/chat", {
         method: "POST",
@@ -434,15 +452,11 @@
             acc += frame.delta;
             renderInto(reply.bubble, acc, false);
           } else if (frame.type === "tool_call") {
-            chipsByName[frame.name] = toolChip(reply.chips, frame);
-          } else if (frame.type === "tool_result") {
-            var chip = chipsByName[frame.name];
-            if (chip) {
-              var result = typeof frame.result === "string" ? frame.result : JSON.stringify(frame.result, null, 2);
-              var pre = el("pre", null, result.length > 4000 ? result.slice(0, 4000) + "…" : result);
-              chip.appendChild(pre);
-              chip.querySelector("summary").textContent = "Tool: " + frame.name + " ✓";
+            if (!frame.id || !reply.chips.querySelector('[data-call-id="' + CSS.escape(frame.id) + '"]')) {
+              toolChip(reply.chips, frame);
             }
+          } else if (frame.type === "tool_result") {
+            toolResult(reply.chips, frame);
           } else if (frame.type === "error") {
             reply.msg.classList.add("error");
             acc += "\n\n" + frame.message;
@@ -498,7 +512,7 @@
 
   async function openSession(id) {
     var res = await fetch(api + "/sessions/" + encodeURIComponent(id), { credentials: "same-origin" });
-    if (!res.ok) return;
+    if (!res.ok) { loadHistory(); return; }
     var detail = await res.json();
     sessionId = detail.id;
     answered = detail.quiz_answers || {};
@@ -512,6 +526,9 @@
       }
       addMessage(m.role === "user" ? "user" : "assistant", text);
     });
+    var questions = log.querySelectorAll(".msg.user");
+    var last = questions[questions.length - 1];
+    revealExchange(last, last && last.nextElementSibling);
     var details = root.querySelector(".chat-history");
     if (details) details.open = false;
     status.textContent = "Opened conversation " + (detail.title || "");
@@ -559,35 +576,7 @@
   });
   var newBtn = root.querySelector(".new-chat");
   if (newBtn) newBtn.addEventListener("click", newChat);
-  loadHistory();
+  if (root.dataset.sessionId) openSession(root.dataset.sessionId); // the lesson's last chat
+  else loadHistory();
 
-  // ---- resizable split (lesson | chat) ----
-  var handle = document.querySelector(".split-handle");
-  var layout = document.querySelector(".lesson-layout");
-  if (handle && layout) {
-    var setWidth = function (pct) {
-      pct = Math.max(20, Math.min(75, pct));
-      layout.style.setProperty("--lesson-width", pct + "%");
-      handle.setAttribute("aria-valuenow", String(Math.round(pct)));
-    };
-    handle.addEventListener("pointerdown", function (e) {
-      e.preventDefault();
-      handle.setPointerCapture(e.pointerId);
-      var move = function (ev) {
-        var box = layout.getBoundingClientRect();
-        setWidth(((ev.clientX - box.left) / box.width) * 100);
-      };
-      var up = function () {
-        handle.removeEventListener("pointermove", move);
-        handle.removeEventListener("pointerup", up);
-      };
-      handle.addEventListener("pointermove", move);
-      handle.addEventListener("pointerup", up);
-    });
-    handle.addEventListener("keydown", function (e) {
-      var now = Number(handle.getAttribute("aria-valuenow"));
-      if (e.key === "ArrowLeft") { setWidth(now - 5); e.preventDefault(); }
-      if (e.key === "ArrowRight") { setWidth(now + 5); e.preventDefault(); }
-    });
-  }
 })();
