@@ -15,7 +15,7 @@ from tutorgraph.content.chunking import split_sections
 from tutorgraph.tutor._analogies import analogy_text, find_analogy
 from tutorgraph.tutor._text import code_blocks, is_plain, sentences, shorten, stem_set
 from tutorgraph.tutor.blocks import QuizBlock, ResourceBlock, render_block
-from tutorgraph.tutor.context import Mode, QuizCard, TutorContext
+from tutorgraph.tutor.context import Mode, QuizCard, TutorContext, is_quiz
 
 RELEVANCE = 0.3  # share of a long question's content words a passage must contain...
 MIN_MATCHED = 2  # ...and at least this many of them
@@ -547,6 +547,26 @@ def quiz_reply(context: TutorContext, card: QuizCard) -> str:
             best = (score, path)
     where = f"\n_(Source: {context.lesson_title} › {' › '.join(best[1][1:])})_" if best else ""
     return quiz_text(card) + where
+
+
+def with_lesson_check(reply: str, lesson: dict[str, Any], question: str, history: list[str]) -> str:
+    """An Explore reply whose closing question becomes one of the answering lesson's own quiz
+    cards, when one fits what was asked and this conversation has not shown it."""
+    cards = [QuizCard.model_validate(item) for item in lesson.get("quiz", []) if is_quiz(item)]
+    shown = "\n".join(history)
+    wanted = stem_set(question)
+    scored = [
+        (len(wanted & stem_set(f"{c.question} {' '.join(c.options)}")), -i, c)
+        for i, c in enumerate(cards)
+        if c.id not in shown
+    ]
+    if not scored:
+        return reply
+    score, _, card = max(scored, key=lambda item: item[:2])
+    if score < 1:
+        return reply
+    body, _, _ = reply.rpartition("\n\n")
+    return f"{body}\n\n{quiz_text(card)}" if body else reply
 
 
 def quiz_text(card: QuizCard) -> str:

@@ -121,7 +121,7 @@ def build_lesson_context(
         lesson_slug=lesson.slug,
         course_slug=course.slug,
         course_title=course.title,
-        quiz=[QuizCard.model_validate(item) for item in lesson.quiz if _is_quiz(item)],
+        quiz=[QuizCard.model_validate(item) for item in lesson.quiz if is_quiz(item)],
     )
 
 
@@ -179,5 +179,5 @@ def _images(metadata: list[Any]) -> list[ImageInfo]:
     return images
 
 
-def _is_quiz(item: object) -> bool:
+def is_quiz(item: object) -> bool:
     return isinstance(item, dict) and {"id", "question", "options", "correct_index"} <= set(item)

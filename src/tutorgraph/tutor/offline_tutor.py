@@ -57,6 +57,7 @@ LEAD_SEARCH = "Let me look that up in the lesson and the rest of the course.\n\n
 LEAD_SEARCH_EXPLORE = "Let me search the courses for that.\n\n"
 LEAD_RESOURCES = "Let me find curated resources for this.\n\n"
 LEAD_PROGRESS = "Let me check your progress.\n\n"
+LEAD_OPEN_LESSON = "Let me open that lesson.\n\n"
 
 
 def register_offline_tutor(engine: OfflineEngine) -> None:
@@ -235,6 +236,16 @@ def _question_step(context: TutorContext, turn: Turn, tools: set[str]) -> ToolRe
     )
     if not passages:
         return redirect(context)
+    if (
+        not lesson_mode
+        and move == "new"
+        and "get_lesson_context" in tools
+        and not turn.called("get_lesson_context")
+        and passages[0].lesson
+    ):
+        # Explore: open the lesson that answers, as the prompt asks, for its own checks.
+        opened = _call("get_lesson_context", {"lesson_slug": passages[0].lesson})
+        return ToolRequest(LEAD_OPEN_LESSON, [opened])
     fetched = turn.result("get_lesson_context") or {}
     reply = compose.answer(
         context,
@@ -243,6 +254,8 @@ def _question_step(context: TutorContext, turn: Turn, tools: set[str]) -> ToolRe
         lesson_content=str(fetched.get("content", "")),
         history=turn.history,
     )
+    if not lesson_mode and fetched:
+        reply = compose.with_lesson_check(reply, fetched, turn.question, turn.history)
     return _connect(reply, turn)
 
 

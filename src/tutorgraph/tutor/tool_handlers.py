@@ -21,7 +21,7 @@ from tutorgraph.store import courses
 from tutorgraph.store.db import Database
 from tutorgraph.store.models import Lesson, User
 from tutorgraph.tutor._text import expand, shorten, stem_set
-from tutorgraph.tutor.context import TutorContext
+from tutorgraph.tutor.context import TutorContext, is_quiz
 from tutorgraph.tutor.web_search import search_web
 
 log = logging.getLogger(__name__)
@@ -133,6 +133,9 @@ class ToolExecutor:
             "summary": lesson.summary,
             "concepts": list(lesson.concepts),
             "content": shorten(lesson.content, MAX_CONTENT_CHARS),
+            # The lesson's own checks (answers included: the stream never shows them, see
+            # quiz_stream), so a tutor can ask one outside the lesson too.
+            "quiz": [item for item in lesson.quiz if is_quiz(item)],
         }
 
     def _transcript(self, session: Session, args: dict[str, Any]) -> dict[str, Any]:
