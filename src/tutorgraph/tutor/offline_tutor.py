@@ -32,7 +32,7 @@ from tutorgraph.tutor import _explore as explore
 from tutorgraph.tutor import _follow_up as follow_up
 from tutorgraph.tutor._text import expand, stem_set
 from tutorgraph.tutor.context import TutorContext
-from tutorgraph.tutor.dialogue import Dialogue, move_of, query_for
+from tutorgraph.tutor.dialogue import Dialogue, move_of, own_words, query_for
 from tutorgraph.wording import counted
 
 TUTOR_AGENT = "tutor"
@@ -194,6 +194,12 @@ def _question_step(context: TutorContext, turn: Turn, tools: set[str]) -> ToolRe
     lesson_mode = not context.exploration_mode and bool(context.lesson_slug)
     if move == "summary" and lesson_mode and dialogue.topic is None:
         return follow_up.summary(context, [])
+    if (
+        dialogue.topic is None
+        and not own_words(turn.question)
+        and _FOLLOW_UP_ONLY.search(turn.question)
+    ):
+        return stuck(context)  # "I don't get it" before anything was explained
     query = query_for(turn.question, move, dialogue)
     if not turn.called("search_course"):
         if "search_course" not in tools:
@@ -210,7 +216,7 @@ def _question_step(context: TutorContext, turn: Turn, tools: set[str]) -> ToolRe
         if context.mode == "code" and "get_lesson_context" in tools:
             calls.append(_call("get_lesson_context", {"lesson_slug": context.lesson_slug}))
         if _time_to_connect(dialogue) and "get_curated_resources" in tools:
-            args = {"concepts": context.concepts, "query": turn.question}
+            args = {"concepts": context.concepts, "query": query}  # the topic, not "why?"
             calls.append(_call("get_curated_resources", args))
         return ToolRequest(LEAD_SEARCH, calls)
     found = turn.passages()
@@ -298,6 +304,21 @@ def greeting(context: TutorContext) -> str:
         f"Hi! We're studying **{context.lesson_title}**. {summary}\n\n"
         f"Before I explain anything: what do you already know about {concept}?"
         + (f" Or pick a place to start: {places}." if places else "")
+    )
+
+
+_FOLLOW_UP_ONLY = re.compile(
+    r"\b(get it|understand|confus|lost|why|example|analog|simpler|more|explain)", re.IGNORECASE
+)
+
+
+def stuck(context: TutorContext) -> str:
+    """A follow-up with nothing to follow: ask what the learner is stuck on."""
+    places = ", ".join(f"*{h}*" for h in compose.lesson_headings(context))
+    where = f" For instance: {places}." if places else ""
+    return (
+        "Happy to help — tell me which idea you're stuck on, in your own words, and I'll take it "
+        f"from there.{where}"
     )
 
 
