@@ -19,7 +19,7 @@ from tutorgraph.settings import LLMSettings, Settings
 
 PASS_TARGET = 0.90
 REAL_ABLATE = ("reference", "curriculum", "images")  # the lesson body would overflow 8k tokens
-REAL_MAX_TOKENS = 256
+REAL_MAX_TOKENS = 512  # the judges' JSON needs room
 
 
 async def _run(
@@ -77,7 +77,7 @@ def markdown(results: Sequence[RunResult], command: str) -> str:
     offline = results[0].summary()
     met = (
         offline["layers_0_1_pass_rate"] >= PASS_TARGET
-        and offline["pedagogy_pass_rate"] >= PASS_TARGET
+        and offline["pedagogy_pass_rate"] >= PASS_TARGET  # NaN (nothing applied) is not met
     )
     lines = [
         "## Tutor evaluation (simulated learners, scored in four layers)",
@@ -87,10 +87,14 @@ def markdown(results: Sequence[RunResult], command: str) -> str:
         f"{offline['scenarios']} scenarios (`src/tutorgraph/evals/scenarios/`, written by a helper "
         "who read the lessons but never the tutor's code: the spec's personas over all 13 "
         "lessons and Explore), run through the real agent loop, tools and prompts. A scenario "
-        "passes layers 0-1 when every format-safety check and every behaviour it expects holds; "
-        "pedagogy when its automatic checks hold (a confused learner gets a simpler explanation "
-        "of the same thing; a short follow-up is answered in context). Layers 2-3 are model "
-        "judges: 'not scored' on the offline engine, never invented.",
+        "passes layers 0-1 when its layer-0 checks (the spec's behavioural metrics against its "
+        "teaching rhythm: questions in half the replies, three modalities over four turns, tools "
+        "used, refers back from the third turn) and every layer-1 format-safety check hold; its "
+        "expectations when every behaviour it lists holds (stricter, reported beside); pedagogy "
+        "when its automatic checks hold (a confused learner gets a simpler explanation of the "
+        "same thing; a short follow-up is answered in context), over the scenarios where one "
+        "applied. Layers 2-3 are model judges: 'not scored' on the offline engine, never "
+        "invented.",
         "",
         markdown_table(comparison_rows(results)),
         "",

@@ -89,7 +89,12 @@ class RunResult(BaseModel):
             "scenarios": n,
             "layers_0_1_pass_rate": _rate([s.layers_pass for s in self.scenarios]),
             "expectations_pass_rate": _rate([s.expectations_pass for s in self.scenarios]),
-            "pedagogy_pass_rate": _rate([s.pedagogy_pass for s in self.scenarios]),
+            # only scenarios where a pedagogy check applied (a tutor that never teaches from the
+            # course triggers none, and must not score 100% for it)
+            "pedagogy_pass_rate": _rate(
+                [s.pedagogy_pass for s in self.scenarios if s.pedagogy], empty=float("nan")
+            ),
+            "pedagogy_scenarios": sum(bool(s.pedagogy) for s in self.scenarios),
             "expectations_passed": _rate([c.passed for c in expectations]),
             "expectations": len(expectations),
             "behaviour_checks_passed": _rate([c.passed for c in layer0]),
@@ -112,8 +117,8 @@ class RunResult(BaseModel):
         return dict(sorted(counts.items()))
 
 
-def _rate(flags: Sequence[bool]) -> float:
-    return sum(flags) / len(flags) if flags else 1.0
+def _rate(flags: Sequence[bool], *, empty: float = 1.0) -> float:
+    return sum(flags) / len(flags) if flags else empty
 
 
 async def run_scenario(

@@ -31,7 +31,9 @@ def load(path: Path) -> RunResult:
 
 
 def _pct(value: object) -> str:
-    return f"{value:.0%}" if isinstance(value, float) else str(value)
+    if isinstance(value, float):
+        return "n/a" if value != value else f"{value:.0%}"  # NaN: nothing to rate
+    return str(value)
 
 
 def comparison_rows(results: Sequence[RunResult]) -> list[list[str]]:
@@ -43,7 +45,8 @@ def comparison_rows(results: Sequence[RunResult]) -> list[list[str]]:
         ("scenarios", "scenarios"),
         ("layers_0_1_pass_rate", "layers 0-1 pass rate (scenarios)"),
         ("expectations_pass_rate", "all expectations met (scenarios)"),
-        ("pedagogy_pass_rate", "pedagogy pass rate (scenarios)"),
+        ("pedagogy_pass_rate", "pedagogy pass rate (scenarios where a check applied)"),
+        ("pedagogy_scenarios", "scenarios where a pedagogy check applied"),
         ("expectations_passed", "expectations passed"),
         ("behaviour_checks_passed", "layer 0 checks passed"),
         ("format_checks_passed", "layer 1 format checks passed"),
