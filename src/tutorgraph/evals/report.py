@@ -12,6 +12,7 @@ from pydantic import ValidationError
 from tutorgraph.errors import InputError
 from tutorgraph.evals.harness import RunResult
 from tutorgraph.evals.judges import ALIGNMENT_CRITERIA, OUTCOME_CRITERIA
+from tutorgraph.wording import counted
 
 
 def save(result: RunResult, path: Path) -> None:
@@ -25,9 +26,8 @@ def load(path: Path) -> RunResult:
     except OSError as exc:
         raise InputError(f"{path}: cannot read it ({exc.strerror})") from exc
     except ValidationError as exc:
-        raise InputError(
-            f"{path}: not an evaluation result ({exc.error_count()} problems)"
-        ) from exc
+        problems = counted(exc.error_count(), "problem")
+        raise InputError(f"{path}: not an evaluation result ({problems})") from exc
 
 
 def _pct(value: object) -> str:
