@@ -12,31 +12,60 @@ from tutorgraph.engines import offline_engine
 from tutorgraph.evals.harness import RunResult
 from tutorgraph.evals.report import comparison_rows, markdown_table
 from tutorgraph.evals.scenario import Scenario, load_scenarios, select
-from tutorgraph.evals.service import run_evaluation, scratch_database
+from tutorgraph.evals.service import Progress, run_evaluation, scratch_database
 from tutorgraph.evals.simulator import register_offline_simulator
-from tutorgraph.llm import build_model
+from tutorgraph.llm import Model, build_model
 from tutorgraph.settings import LLMSettings, Settings
+from tutorgraph.store.db import Database
 
 PASS_TARGET = 0.90
 REAL_ABLATE = ("reference", "curriculum", "images")  # the lesson body would overflow 8k tokens
 REAL_MAX_TOKENS = 512  # the judges' JSON needs room
 
 
-async def _run(
-    scenarios: Sequence[Scenario], settings: Settings, label: str, ablate: Sequence[str] = ()
-) -> RunResult:
+def evaluation_model(settings: Settings) -> Model:
+    """The configured engine, with every offline implementation (the simulator's included) as
+    the built-in engine and the fallback."""
     offline = offline_engine(settings.grading)
     register_offline_simulator(offline)
-    model = build_model(settings.llm, offline=offline)
-    with scratch_database(settings.content_dir, settings) as (scratch, database):
+    return build_model(settings.llm, offline=offline)
+
+
+async def evaluate(
+    scenarios: Sequence[Scenario],
+    settings: Settings,
+    label: str,
+    *,
+    ablate: Sequence[str] = (),
+    scratch: bool = True,
+    progress: Progress | None = None,
+) -> RunResult:
+    """One run, on a throwaway seeded database (`scratch`) or on the configured one."""
+    model = evaluation_model(settings)
+    if scratch:
+        with scratch_database(settings.content_dir, settings) as (scratch_settings, database):
+            return await run_evaluation(
+                list(scenarios),
+                settings=scratch_settings,
+                database=database,
+                model=model,
+                label=label,
+                ablate=ablate,
+                progress=progress,
+            )
+    database = Database(settings)
+    try:
         return await run_evaluation(
             list(scenarios),
-            settings=scratch,
+            settings=settings,
             database=database,
             model=model,
             label=label,
             ablate=ablate,
+            progress=progress,
         )
+    finally:
+        database.dispose()
 
 
 def run_eval_benchmark(
@@ -46,12 +75,12 @@ def run_eval_benchmark(
     `real_lesson`'s scenarios (the same ones from the offline run are compared)."""
     scenarios = load_scenarios()
     base = Settings(content_dir=content_dir)
-    results = [asyncio.run(_run(scenarios, base, "offline (all scenarios)"))]
+    results = [asyncio.run(evaluate(scenarios, base, "offline (all scenarios)"))]
     python = llama_python(root)
     if real_lesson is None or python is None:
         return results
     chosen = select(scenarios, lesson=real_lesson)
-    offline_subset = asyncio.run(_run(chosen, base, f"offline ({real_lesson})"))
+    offline_subset = asyncio.run(evaluate(chosen, base, f"offline ({real_lesson})"))
     with llama_server(python, context=8192) as server:
         llm = LLMSettings(
             engine="openai",
@@ -63,11 +92,11 @@ def run_eval_benchmark(
             max_attempts=1,
         )
         real = asyncio.run(
-            _run(
+            evaluate(
                 chosen,
                 base.model_copy(update={"llm": llm}),
                 f"SmolLM2-135M via llama.cpp ({real_lesson})",
-                REAL_ABLATE,
+                ablate=REAL_ABLATE,
             )
         )
     return [*results, offline_subset, real]

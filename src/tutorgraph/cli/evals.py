@@ -98,43 +98,13 @@ def run(
 async def _run(
     chosen: list[Scenario], settings: Settings, name: str, ablate: list[str], scratch: bool
 ) -> RunResult:
-    from tutorgraph.engines import offline_engine
-    from tutorgraph.evals.service import run_evaluation, scratch_database
-    from tutorgraph.evals.simulator import register_offline_simulator
-    from tutorgraph.llm import build_model
-    from tutorgraph.store.db import Database
+    from tutorgraph.bench.evals import evaluate
 
     def progress(scenario: Scenario, result: ScenarioResult) -> None:
         mark = "[green]pass[/]" if result.layers_pass and result.pedagogy_pass else "[red]fail[/]"
         console.print(f"{mark} {scenario.id}", highlight=False)
 
-    offline = offline_engine(settings.grading)
-    register_offline_simulator(offline)
-    model = build_model(settings.llm, offline=offline)
-    if scratch:
-        with scratch_database(settings.content_dir, settings) as (scratch_settings, database):
-            return await run_evaluation(
-                chosen,
-                settings=scratch_settings,
-                database=database,
-                model=model,
-                label=name,
-                ablate=ablate,
-                progress=progress,
-            )
-    database = Database(settings)
-    try:
-        return await run_evaluation(
-            chosen,
-            settings=settings,
-            database=database,
-            model=model,
-            label=name,
-            ablate=ablate,
-            progress=progress,
-        )
-    finally:
-        database.dispose()
+    return await evaluate(chosen, settings, name, ablate=ablate, scratch=scratch, progress=progress)
 
 
 def _print_summary(result: RunResult) -> None:
