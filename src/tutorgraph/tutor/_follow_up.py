@@ -22,8 +22,9 @@ import re
 from collections.abc import Sequence
 
 from tutorgraph.tutor import _compose as compose
+from tutorgraph.tutor import _passages as passages_
 from tutorgraph.tutor._analogies import analogy_text, find_analogy, used_in
-from tutorgraph.tutor._compose import Passage
+from tutorgraph.tutor._passages import Passage
 from tutorgraph.tutor._text import code_blocks, sentences, stem_set
 from tutorgraph.tutor.blocks import strip_blocks
 from tutorgraph.tutor.context import TutorContext
@@ -49,7 +50,7 @@ def on_topic(passages: Sequence[Passage], dialogue: Dialogue) -> list[Passage]:
     same = [
         p
         for p in passages
-        if tuple(compose.headings(p)) == topic.cited.heading_path[-len(compose.headings(p)) :]
+        if tuple(passages_.headings(p)) == topic.cited.heading_path[-len(passages_.headings(p)) :]
         and (p.lesson_title == topic.cited.lesson_title)
     ]
     return same + [p for p in passages if p not in same]
@@ -59,7 +60,7 @@ def _check(context: TutorContext, dialogue: Dialogue, main: Passage, ask: str) -
     """A lesson quiz card about the topic the conversation has not shown yet, else `ask`."""
     if main.lesson != context.lesson_slug:
         return ask
-    words = stem_set(" ".join(compose.headings(main)))
+    words = stem_set(" ".join(passages_.headings(main)))
     if dialogue.topic is not None:
         words |= stem_set(dialogue.topic.question)
     card = compose.pick_quiz(context, words, dialogue.replies, force=False)
@@ -113,7 +114,9 @@ def reply(
         # "why np.tril and not np.triu?": the lesson's passage that says those new words, if one
         # says at least two of them; the topic's section otherwise
         lesson = ordered[0].lesson
-        said_new = [len(new & compose.vocabulary(p)) if p.lesson == lesson else 0 for p in ordered]
+        said_new = [
+            len(new & passages_.vocabulary(p)) if p.lesson == lesson else 0 for p in ordered
+        ]
         if max(said_new) >= SPECIFIC_WORDS:
             ordered = [
                 p for _, p in sorted(zip(said_new, ordered, strict=True), key=lambda x: -x[0])

@@ -30,6 +30,7 @@ from tutorgraph.offload import run_cpu_bound
 from tutorgraph.tutor import _compose as compose
 from tutorgraph.tutor import _explore as explore
 from tutorgraph.tutor import _follow_up as follow_up
+from tutorgraph.tutor._passages import Passage, relevant
 from tutorgraph.tutor._text import expand, stem_set
 from tutorgraph.tutor.context import TutorContext
 from tutorgraph.tutor.dialogue import Dialogue, move_of, own_words, query_for
@@ -118,14 +119,14 @@ class Turn:
         ]
         return min(found, key=len) if found else []
 
-    def passages(self) -> list[compose.Passage]:
+    def passages(self) -> list[Passage]:
         passages = []
         for call, result in self.results:
             if call.name != "search_course":
                 continue
             for item in result.get("results", []):
                 try:
-                    passages.append(compose.Passage.model_validate(item))
+                    passages.append(Passage.model_validate(item))
                 except ValidationError:
                     continue
         return passages
@@ -223,7 +224,7 @@ def _question_step(context: TutorContext, turn: Turn, tools: set[str]) -> ToolRe
     unknown = turn.unknown_terms()
     if move != "new" and (dialogue.topic is not None or move in ("hint", "answer", "diagram")):
         # A follow-up is about the topic: its section first, whatever else the search found.
-        kept = compose.relevant(
+        kept = relevant(
             found,
             expand(query),
             prefer=context.lesson_slug,
@@ -233,7 +234,7 @@ def _question_step(context: TutorContext, turn: Turn, tools: set[str]) -> ToolRe
         passages = follow_up.on_topic(kept or (found if dialogue.topic else []), dialogue)
         if passages:
             return _connect(follow_up.reply(move, context, turn.question, passages, dialogue), turn)
-    passages = compose.relevant(
+    passages = relevant(
         found,
         expand(query),
         prefer=context.lesson_slug,

@@ -1,0 +1,151 @@
+"""Which retrieved passages answer a learner's question, best first: the on-topic test (how much
+of the question a passage says, and what the search tool says no course contains) and the
+ranking (search score, the open lesson, the lesson before its reference notes, specific sections
+before summaries, headings that name what is asked)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from pydantic import BaseModel, Field
+
+from tutorgraph.tutor._text import stem_set
+
+RELEVANCE = 0.3  # share of a long question's content words a passage must contain...
+MIN_MATCHED = 2  # ...and at least this many of them
+SHORT_SHARE = 0.6  # a short question (few content words) needs most of its words said
+UNKNOWN_SHARE = 0.5  # of a question's words no course contains: it is about something else
+WEAK_MATCH_SCORE = 3.5  # a passage saying few of the words must be a strong search match
+CLOSE_TO_BEST = 0.6  # a passage must say nearly as many of the question's words as the best one
+LESSON_BONUS = 1.25  # the current lesson's passages win close calls
+OTHER_COURSE = 0.5  # another course's passage must be clearly better
+REFERENCE_NOTES = 0.2  # the lesson itself before its reference notes
+GENERIC_SECTION = 0.6  # "Key takeaways", "FAQ": summaries, not the section that explains
+HEADING_MATCH = 1.0  # a heading that names the question's words: up to twice the weight
+GENERIC_HEADINGS = re.compile(
+    r"^(faq|frequently asked|definitions?|key takeaways|summary|overview|common misconceptions|"
+    r"canonical sources|reference)",
+    re.IGNORECASE,
+)
+
+
+class Passage(BaseModel):
+    """One `search_course` result."""
+
+    course: str = ""
+    lesson: str = ""
+    lesson_title: str = ""
+    source: str = "lesson"
+    heading_path: list[str] = Field(default_factory=list)
+    text: str = ""
+    score: float = 0.0
+
+
+def relevant(
+    passages: list[Passage],
+    question: str,
+    *,
+    prefer: str = "",
+    course: str = "",
+    unknown: Sequence[str] = (),
+) -> list[Passage]:
+    """Passages that answer the question, best first; none when the question is about something
+    the course does not cover.
+
+    On topic: a passage says at least MIN_MATCHED of the question's content words (one, for a
+    question of one or two) and at least RELEVANCE of them, or TWO_THIRDS of a short question's.
+    A long, chatty question ("so i tried ... and my boss said ...") is judged by the words the
+    course knows, not diluted by the rest; but a passage that says fewer than SHORT_SHARE of them
+    must also be a strong search match (WEAK_MATCH_SCORE: "the best pizza topping" shares "best"
+    and "top" with a passage on top-k sampling, both common words, so a low score).
+
+    Ranking (`rank_key`): the search score, the current lesson first, lesson text before
+    reference notes, specific sections before summaries ("Key takeaways", "FAQ"), and sections
+    whose heading names what is asked."""
+    wanted = stem_set(question) or _bare_words(question)
+    if not wanted or not passages:
+        return []
+    if len(unknown) >= MIN_MATCHED and len(unknown) / len(wanted) >= UNKNOWN_SHARE:
+        # Mostly about things no course contains ("set up selenium for my react frontend"): only a
+        # passage that says most of the question could still be the answer.
+        needed_share = SHORT_SHARE
+    else:
+        needed_share = 0.0
+    vocabularies = [_vocabulary(p) for p in passages]
+    matched = [len(wanted & v) for v in vocabularies]
+    needed = 1 if len(wanted) <= 2 else MIN_MATCHED
+    share = max(RELEVANCE, min(SHORT_SHARE, needed / len(wanted)))
+    kept = [
+        p
+        for p, m in zip(passages, matched, strict=True)
+        if m >= needed
+        and m / len(wanted) >= min(share, SHORT_SHARE)
+        and m >= CLOSE_TO_BEST * max(matched)
+        and (m / len(wanted) >= SHORT_SHARE or p.score >= WEAK_MATCH_SCORE)
+        and m / len(wanted) >= needed_share
+    ]
+    kept.sort(key=lambda p: rank_key(p, wanted, prefer, course), reverse=True)
+    unique: dict[tuple[str, str], Passage] = {}
+    for passage in kept:
+        unique.setdefault((passage.lesson, passage.text[:200]), passage)
+    return list(unique.values())
+
+
+def _bare_words(question: str) -> set[str]:
+    """A question made only of common words ("what does with do?"): its words but the few that
+    never carry the topic."""
+    return {w for w in re.findall(r"[a-z]+", question.lower()) if w not in _NEVER_TOPIC}
+
+
+_NEVER_TOPIC = frozenset(
+    [
+        "what",
+        "does",
+        "do",
+        "did",
+        "how",
+        "is",
+        "are",
+        "the",
+        "a",
+        "an",
+        "it",
+        "i",
+        "you",
+        "can",
+        "why",
+        "when",
+    ]
+)
+
+
+def rank_key(passage: Passage, wanted: set[str], prefer: str, course: str = "") -> float:
+    """How well a passage answers: its search score, weighted (see `relevant`)."""
+    weight = LESSON_BONUS if prefer and passage.lesson == prefer else 1.0
+    if course and passage.course != course:
+        weight *= OTHER_COURSE  # scores of different courses' indexes do not compare well
+    if passage.source != "lesson":
+        weight *= REFERENCE_NOTES
+    heading = headings(passage)[-1] if passage.heading_path else ""
+    if GENERIC_HEADINGS.match(heading) or len(passage.heading_path) < 2:
+        weight *= GENERIC_SECTION  # a summary, or the document's introduction
+    # The lesson's own title words name every section of it: they do not pick one.
+    named = (wanted - stem_set(passage.lesson_title)) & stem_set(" ".join(headings(passage)))
+    weight *= 1.0 + HEADING_MATCH * len(named) / len(wanted)
+    return passage.score * weight
+
+
+def vocabulary(passage: Passage) -> set[str]:
+    """The content words of a passage, its lesson title and headings."""
+    return _vocabulary(passage)
+
+
+def _vocabulary(passage: Passage) -> set[str]:
+    return stem_set(f"{passage.lesson_title} {' '.join(passage.heading_path)} {passage.text}")
+
+
+def headings(passage: Passage) -> list[str]:
+    """The heading path without the document title, unless that is all there is."""
+    path = passage.heading_path
+    return path[1:] if len(path) > 1 else path
