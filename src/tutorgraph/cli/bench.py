@@ -82,10 +82,10 @@ def evaluation(
         results = run_eval_benchmark(content_dir=content, real_lesson=real_lesson or None)
     for result in results:
         summary = result.summary()
+        rates = {k: _percent(summary[k]) for k in summary if isinstance(summary[k], float)}
         console.print(
-            f"{result.label}: layers 0-1 {summary['layers_0_1_pass_rate']:.0%}, pedagogy "
-            f"{summary['pedagogy_pass_rate']:.0%}, "
-            f"expectations {summary['expectations_passed']:.0%}",
+            f"{result.label}: layers 0-1 {rates['layers_0_1_pass_rate']}, pedagogy "
+            f"{rates['pedagogy_pass_rate']}, expectations {rates['expectations_passed']}",
             highlight=False,
         )
     command = "tutorgraph bench eval"
@@ -93,6 +93,10 @@ def evaluation(
         command += f" --real-lesson '{real_lesson or ''}'"
     write_section(out, "tutor-eval", markdown(results, command))
     console.print(f"wrote {out}")
+
+
+def _percent(value: float) -> str:
+    return "n/a" if value != value else f"{value:.0%}"  # NaN: nothing to rate
 
 
 @bench_app.command("kt")
