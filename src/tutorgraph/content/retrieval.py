@@ -21,6 +21,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from tutorgraph.content.chunking import chunk_markdown
+from tutorgraph.content.notation import with_notation
 from tutorgraph.store.models import LearningPath, Lesson, Module
 
 log = logging.getLogger(__name__)
@@ -55,7 +56,9 @@ class LessonDoc:
 
 
 def _tokenize(texts: Sequence[str]) -> bm25s.tokenization.Tokenized:
-    return bm25s.tokenize(list(texts), stopwords="en", stemmer=_stemmer, show_progress=False)
+    return bm25s.tokenize(
+        [with_notation(t) for t in texts], stopwords="en", stemmer=_stemmer, show_progress=False
+    )
 
 
 def _index_text(chunk: IndexedChunk) -> str:
@@ -64,7 +67,7 @@ def _index_text(chunk: IndexedChunk) -> str:
     return f"{chunk.lesson_title} {heads} {heads}\n{chunk.text}"
 
 
-INDEX_VERSION = "2"  # bump when chunking or indexing changes: every index is rebuilt
+INDEX_VERSION = "3"  # bump when chunking or indexing changes: every index is rebuilt
 
 
 def fingerprint(lessons: Sequence[LessonDoc]) -> str:

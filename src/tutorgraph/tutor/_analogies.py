@@ -39,3 +39,14 @@ def analogy_text(analogy: Analogy) -> str:
     if analogy.breaks:
         text += f"\n\nWhere the picture breaks: {analogy.breaks}"
     return text
+
+
+def building_on(analogy: Analogy, replies: Sequence[str], question: str) -> str:
+    """The next step of a picture already in play (compounding analogies): its extension the
+    first time, then the part of its mapping closest to what is asked."""
+    said = "\n".join(replies)
+    if analogy.extension and analogy.extension[:60] not in said:
+        return f"Let's build on our picture of {analogy.idea}. {analogy.extension}"
+    wanted = stem_set(question)
+    line = max(analogy.mapping, key=lambda m: len(wanted & stem_set(m)))
+    return f"Back to our picture of {analogy.idea}: {line.replace(' -> ', ' stands for ')}."

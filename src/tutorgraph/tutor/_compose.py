@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tutorgraph.content.chunking import split_sections
-from tutorgraph.tutor._analogies import analogy_text, find_analogy
+from tutorgraph.tutor._analogies import analogy_text, building_on, find_analogy, used_in
 from tutorgraph.tutor._passages import GENERIC_HEADINGS, Passage, headings
 from tutorgraph.tutor._text import code_blocks, is_plain, sentences, shorten, stem_set
 from tutorgraph.tutor.blocks import QuizBlock, ResourceBlock, render_block
@@ -136,17 +136,23 @@ def answer(
     *,
     lesson_content: str,
     history: list[str],
+    earlier: Cited | None = None,
 ) -> str:
-    """A grounded, cited, mode-shaped answer that ends in a check."""
+    """A grounded, cited, mode-shaped answer that ends in a check; `earlier` is the section the
+    conversation was on, when this new question grows out of it (the answer says how)."""
     mode = context.mode
     style = STYLES[mode]
     # More passages of the same lesson deepen the answer; another lesson's would change topic.
     chosen = [p for p in passages if p.lesson == passages[0].lesson][: style.passages]
     parts = [style.opener]
+    if earlier is not None and earlier.heading:
+        parts[0] += f" This builds on what we just saw in *{earlier.heading}*."
     if chosen and chosen[0].lesson and chosen[0].lesson != context.lesson_slug:
         parts.append(_elsewhere(chosen[0], context))
     if mode == "analogy":
-        parts.extend(_analogy_mode(context, chosen, passages, question))
+        parts.extend(_analogy_mode(context, chosen, passages, question, history))
+        if chosen and (visual := also_show(chosen[0], history)):
+            parts.append(visual)  # the anchor: the lesson's own diagram or code for the idea
     elif mode == "code":
         on_lesson = chosen[0].lesson == context.lesson_slug
         parts.extend(
@@ -158,11 +164,12 @@ def answer(
             )
         )
     elif style.plain:
-        parts.extend(_plain(passages, question, style.sentences))
+        same_lesson = [p for p in passages if p.lesson == passages[0].lesson]
+        parts.extend(_plain(same_lesson, question, style.sentences))
         analogy = find_analogy(context, f"{question} {focus_of(chosen, context)}")
         if analogy is not None:
             parts.append(f"A picture for it: {analogy.picture}")
-        if chosen and (visual := also_show(chosen[0], history, code=False)):
+        if chosen and (visual := also_show(chosen[0], history, code_lines=PLAIN_SNIPPET_LINES)):
             parts.append(visual)
     else:
         for passage in chosen:
@@ -179,23 +186,28 @@ def answer(
 
 
 SNIPPET_LINES = 14
+PLAIN_SNIPPET_LINES = 6  # simple modes show code only when it is this short, and then whole
 
 
-def also_show(passage: Passage, history: Sequence[str], *, code: bool = True) -> str | None:
-    """The passage's diagram, or else (with `code`) a short piece of its code, when the
-    conversation has not shown it yet: the lesson's own anchor for the idea (never anything the
-    course lacks)."""
+def also_show(
+    passage: Passage, history: Sequence[str], *, code_lines: int | None = None
+) -> str | None:
+    """The passage's diagram, or else a short piece of its code (with `code_lines`, only a block
+    of at most that many lines), when the conversation has not shown it yet: the lesson's own
+    anchor for the idea (never anything the course lacks)."""
     for block in code_blocks(passage.text):
         body = block.code.strip()
         if not body or any(body[:80] in earlier for earlier in history):
             continue
         if block.language == "mermaid":
             return f"As a diagram:\n\n```mermaid\n{body}\n```"
-    for block in code_blocks(passage.text) if code else []:
+    for block in code_blocks(passage.text):
         body = block.code.strip()
         if block.language == "mermaid" or not body or any(body[:80] in e for e in history):
             continue
         lines = body.splitlines()
+        if code_lines is not None and len(lines) > code_lines:
+            continue
         if len(lines) > SNIPPET_LINES:
             body = "\n".join(lines[:SNIPPET_LINES]) + "\n# … (the rest is in the lesson)"
         return f"In the lesson's code:\n\n```{block.language or 'python'}\n{body}\n```"
@@ -244,15 +256,25 @@ def _elsewhere(passage: Passage, context: TutorContext) -> str:
 
 
 def _analogy_mode(
-    context: TutorContext, chosen: list[Passage], passages: list[Passage], question: str
+    context: TutorContext,
+    chosen: list[Passage],
+    passages: list[Passage],
+    question: str,
+    history: Sequence[str],
 ) -> list[str]:
     """Analogy mode: the knowledge base's analogy for the idea asked about, mapped back onto the
-    course's words; else the course's own picture, or an invitation to build one."""
+    course's words; a picture already in play is built on, not repeated (compounding); else the
+    course's own picture, or an invitation to build one."""
     focus = focus_of(chosen, context)
     analogy = find_analogy(context, f"{question} {focus}")
     if analogy is None:
         return analogy_parts(chosen, passages, question)
     core = " ".join(pick_sentences(chosen[0], question, 2, plain=False))
+    if used_in(analogy, history):
+        return [
+            building_on(analogy, history, question),
+            f"Now map it onto the real thing: {core}\n{citation(chosen[0])}",
+        ]
     return [
         analogy_text(analogy)
         if FRAMED.match(analogy.picture)
@@ -413,10 +435,12 @@ def quiz_reply(context: TutorContext, card: QuizCard) -> str:
 
 def with_lesson_check(reply: str, lesson: dict[str, Any], question: str, history: list[str]) -> str:
     """An Explore reply whose closing question becomes one of the answering lesson's own quiz
-    cards, when one fits what was asked and this conversation has not shown it."""
+    cards, when one fits what was asked (or the section that answers it) and this conversation
+    has not shown it."""
     cards = [QuizCard.model_validate(item) for item in lesson.get("quiz", []) if is_quiz(item)]
     shown = "\n".join(history)
-    wanted = stem_set(question)
+    cited = citations(reply)
+    wanted = stem_set(question) | stem_set(cited[0].heading if cited else "")
     scored = [
         (len(wanted & stem_set(f"{c.question} {' '.join(c.options)}")), -i, c)
         for i, c in enumerate(cards)

@@ -3,24 +3,41 @@ to learn next (the course order from the lesson the learner names, or from their
 
 from __future__ import annotations
 
-from tutorgraph.tutor._text import stem_set
+import re
+
+from tutorgraph.tutor._text import expand, stem_set
 from tutorgraph.tutor.context import CourseInfo, TutorContext
 
 _AFTER = ("after", "finished", "completed", "done with", "once i know")
+_KNOWN = re.compile(  # "I already know python, where do I start with ML?": not about python
+    r"\b(i|i'm|im)\s+(already\s+|pretty\s+)?(know|familiar with|good at|comfortable with)\b.*?"
+    r"(?=\b(and|but|so)\b|[,.;]|$)",
+    re.IGNORECASE,
+)
+_START = re.compile(r"\b(start|begin|beginning|from scratch|first)\b", re.IGNORECASE)
 
 
-def catalogue(context: TutorContext) -> str:
-    """Every visible course with its lessons in order, and where the learner stands."""
+def catalogue(context: TutorContext, *, after_redirect: bool = False) -> str:
+    """Every visible course with its lessons in order, where the learner stands, and a map of
+    the order the lessons build in; `after_redirect` when the questions before were outside
+    the courses."""
     if not context.available_courses:
         return "There are no courses here yet. An author can create one from the Create page."
     done = set(context.completed_lesson_titles)
-    parts = ["Here's what you can study here:"]
+    lead = (
+        "Your earlier questions were outside these courses, but here's everything I can help "
+        "you study:"
+        if after_redirect
+        else "Here's what you can study here:"
+    )
+    parts = [lead]
     for course in context.available_courses:
         lessons = "\n".join(
             f"  {i}. {title}{' (done)' if title in done else ''}"
             for i, title in enumerate(course.lessons, start=1)
         )
         parts.append(f"**{course.title}** — {course.description}\n{lessons}")
+    parts.append(f"How the lessons build on each other:\n\n{course_map(context.available_courses, done)}")
     parts.append(
         "Open a course from **Learn** to study a lesson with its tutor, or ask me about any of "
         "these topics here. Which one catches your eye?"
@@ -28,11 +45,37 @@ def catalogue(context: TutorContext) -> str:
     return "\n\n".join(parts)
 
 
+def course_map(courses: list[CourseInfo], done: set[str]) -> str:
+    """A Mermaid flowchart of each course's lessons in order (completed ones ticked)."""
+    lines = ["```mermaid", "flowchart LR"]
+    for c, course in enumerate(courses, start=1):
+        lines.append(f'  subgraph c{c}["{_label(course.title)}"]')
+        nodes = [
+            f'c{c}l{i}["{"✓ " if title in done else ""}{_label(title)}"]'
+            for i, title in enumerate(course.lessons, start=1)
+        ]
+        if nodes:
+            lines.append("    " + " --> ".join(nodes))
+        lines.append("  end")
+    lines.append("```")
+    return "\n".join(lines)
+
+
+def _label(text: str) -> str:
+    """Text safe inside a quoted Mermaid label."""
+    return text.replace('"', "'").replace("[", "(").replace("]", ")")
+
+
 def what_next(context: TutorContext, message: str) -> str:
     """The lessons that follow the one the learner names (in course order), else the first
-    lessons they have not completed."""
-    found = _named_lesson(context, message)
+    lessons they have not completed; "where do I start with ML?" starts the course it names."""
     done = set(context.completed_lesson_titles)
+    lowered = message.lower()
+    if _START.search(message) and not any(w in lowered for w in _AFTER):
+        course = _named_course(context, message)
+        if course is not None:
+            return _start(course, done)
+    found = _named_lesson(context, message)
     if found is not None:
         course, index = found
         following = [t for t in course.lessons[index + 1 :] if t not in done]
@@ -62,6 +105,38 @@ def what_next(context: TutorContext, message: str) -> str:
     return (
         f"A good place to start is **{course.title}**, beginning with **{first_lesson}**. "
         "What do you already know about it?"
+    )
+
+
+def _named_course(context: TutorContext, message: str) -> CourseInfo | None:
+    """The course whose title, description and lesson titles share most words with the message
+    (None when none shares any)."""
+    wanted = stem_set(expand(_KNOWN.sub(" ", message)))
+    scored = [
+        (len(wanted & stem_set(f"{c.title} {c.description} {' '.join(c.lessons)}")), -i, c)
+        for i, c in enumerate(context.available_courses)
+    ]
+    best = max(scored, key=lambda item: item[:2], default=None)
+    return best[2] if best is not None and best[0] > 0 else None
+
+
+def _start(course: CourseInfo, done: set[str]) -> str:
+    """Where to begin a course: its first lesson, or the first one not completed yet."""
+    pending = [t for t in course.lessons if t not in done]
+    if not course.lessons:
+        return f"**{course.title}** has no lessons yet."
+    if not pending:
+        return f"You've completed every lesson of **{course.title}**. " + "Want to review one?"
+    order = ", ".join(pending[1:4])
+    then = f" Then it goes on with {order}." if order else ""
+    if len(pending) < len(course.lessons):
+        return (
+            f"Pick up **{pending[0]}**: it's the next lesson of **{course.title}** you haven't "
+            f"completed.{then}\n\nShall we look at what it covers?"
+        )
+    return (
+        f"Begin with **{pending[0]}**, the first lesson of **{course.title}**: the course "
+        f"builds on it from there.{then}\n\nWhat do you already know about it?"
     )
 
 

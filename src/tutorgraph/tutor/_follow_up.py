@@ -28,7 +28,7 @@ from tutorgraph.tutor._passages import Passage
 from tutorgraph.tutor._text import code_blocks, sentences, stem_set
 from tutorgraph.tutor.blocks import strip_blocks
 from tutorgraph.tutor.context import TutorContext
-from tutorgraph.tutor.dialogue import Dialogue, Move, own_words
+from tutorgraph.tutor.dialogue import Dialogue, Move, Topic, own_words
 from tutorgraph.tutor.leaks import new_numbers, numbers
 
 _REASON = re.compile(
@@ -103,8 +103,11 @@ def reply(
     dialogue: Dialogue,
 ) -> str:
     """The reply to a follow-up (see the module doc); `passages` are relevant, topic first."""
-    if move == "summary":
-        return summary(context, passages)
+    if move == "summary" or (move == "simpler" and dialogue.last_reply.startswith(SUMMARY_LEAD)):
+        # "shorter, like 3 lines" after a summary: the same summary, cut down
+        wanted = re.search(r"\b(\d+)\b", question) if move == "simpler" else None
+        points = int(wanted.group(1)) if wanted else (SHORT_POINTS if move == "simpler" else None)
+        return summary(context, passages, points=min(points or MAX_POINTS, MAX_POINTS))
     if move == "diagram":
         return diagram(context, question, passages, dialogue)
     ordered = on_topic(passages, dialogue)
@@ -130,8 +133,10 @@ def reply(
     if move in ("confused", "simpler"):
         return _simpler(context, main, section, said, focus, dialogue, question)
     if move == "why":
-        reasons = _fresh([s for s in section if _REASON.search(s)], said) or _fresh(section, said)
-        reasons = _by_words(reasons, own)
+        # What says the learner's own words ("why does it drop as k grows?") first, then what
+        # gives a reason ("because", "so that"...).
+        fresh = _fresh(section, said) or section
+        reasons = sorted(fresh, key=lambda s: (-len(own & stem_set(s)), not _REASON.search(s)))
         body = " ".join(reasons[:2]) or " ".join(section[:2])
         ask = (
             "Does that answer your “why”? Try saying in one sentence what would go wrong "
@@ -348,9 +353,10 @@ def _attempt(
         )
     safe = [s for s in section if not new_numbers(s, question)]
     hint = _fresh(safe, said)[:1] or safe[:1]
+    against = " ".join(hint) or f"Look again at what the section says about {focus}."
     return (
         "Not quite, but your answer is a start. Check it against this:\n\n"
-        f"{' '.join(hint)}\n{cite}\n\n"
+        f"{against}\n{cite}\n\n"
         f"Want to try again, or shall I walk you through {focus}?"
     )
 
@@ -388,9 +394,34 @@ def _diagram_reply(source: str, cite: str) -> str:
     )
 
 
-def summary(context: TutorContext, passages: Sequence[Passage]) -> str:
+_LESSON_LINK = re.compile(r"/learn/[\w-]+/[\w-]+")
+
+
+def where(context: TutorContext, topic: Topic) -> str:
+    """Where the conversation's topic is taught: its lesson and section (and, from Explore,
+    the lesson's address)."""
+    cited = topic.cited
+    section = " › ".join(cited.heading_path) or cited.lesson_title
+    notes = ", in its reference notes" if cited.reference_notes else ""
+    if not context.exploration_mode and cited.lesson_title == context.lesson_title:
+        place = f"It's in this lesson, **{cited.lesson_title}**{notes}: the section *{section}*."
+    else:
+        link = _LESSON_LINK.search(topic.said)
+        opened = f" Open it at {link.group(0)} to study it with its tutor." if link else ""
+        place = (
+            f"That's from the lesson **{cited.lesson_title}**{notes}, section *{section}*."
+            f"{opened}"
+        )
+    return f"{place}\n\nWant to keep going on {cited.heading.lower() or 'it'} here, or go there?"
+
+
+SUMMARY_LEAD = "Here are the key points of"
+SHORT_POINTS = 3  # a summary asked to be shorter, when the learner names no number
+
+
+def summary(context: TutorContext, passages: Sequence[Passage], *, points: int = MAX_POINTS) -> str:
     """The lesson's key takeaways (its "Key takeaways" section), or the first point of each of
-    its main sections."""
+    its main sections; at most `points` of them."""
     sections = compose.lesson_sections(context.lesson_content)
     title = context.lesson_title or (passages[0].lesson_title if passages else "the lesson")
     takeaways = [
@@ -399,13 +430,13 @@ def summary(context: TutorContext, passages: Sequence[Passage]) -> str:
         if path and re.match(r"key takeaways|summary", path[-1], re.I)
     ]
     if takeaways:
-        path, points = takeaways[0]
+        path, found = takeaways[0]
         source = f"_(Source: {title} › {path[-1]})_"
     else:
-        points = [body[0] for path, body in sections if len(path) == 2 and body]
+        found = [body[0] for path, body in sections if len(path) == 2 and body]
         source = f"_(Source: {title})_"
-    listed = "\n".join(f"- {p}" for p in points[:MAX_POINTS])
+    listed = "\n".join(f"- {p}" for p in found[:points])
     return (
-        f"Here are the key points of **{title}**:\n\n{listed}\n{source}"
+        f"{SUMMARY_LEAD} **{title}**:\n\n{listed}\n{source}"
         "\n\nWhich of these would you like to test yourself on?"
     )

@@ -8,6 +8,8 @@ from functools import lru_cache
 
 import Stemmer
 
+from tutorgraph.content.notation import with_notation
+
 _STEMMER = Stemmer.Stemmer("english")
 _WORD = re.compile(r"[a-z0-9]+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z$`*(\"'])")
@@ -51,6 +53,11 @@ _EXPANSIONS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"\bvars?\b", " variable "),
         (r"\blr\b", " learning rate "),
         (r"\bnn\b", " neural network "),
+        (r"\bml\b", " machine learning ml "),
+        (
+            r"\b(get|gets|getting|got) (\w+ )?wrong\b|\bmistakes?\b|\bgotchas?\b|\btrip(s)? up\b",
+            " \\g<0> pitfalls misconceptions mistakes ",
+        ),
         (r"\battn\b", " attention "),
         (r"\bbc\b", " because "),
         (r"\bw/", " with "),
@@ -81,7 +88,8 @@ def _stem(word: str) -> str:
 
 def stems(text: str) -> list[str]:
     """Stems of the content words of `text` (stopwords and one-letter tokens dropped)."""
-    return [_stem(w) for w in _WORD.findall(text.lower()) if w not in STOPWORDS and len(w) > 1]
+    words = _WORD.findall(with_notation(text).lower())
+    return [_stem(w) for w in words if w not in STOPWORDS and len(w) > 1]
 
 
 def stem_set(text: str) -> set[str]:
@@ -129,9 +137,13 @@ def sentences(markdown: str) -> list[str]:
     return kept
 
 
+_KEYWORD = re.compile(r"`[A-Za-z]+`")  # `yield`, `with`: a word in code font, not code
+
+
 def is_plain(sentence: str) -> bool:
-    """No maths, code or symbols: suitable for a plain-language explanation."""
-    return not re.search(r"[$\\`^_{}=×√]", sentence)
+    """No maths, code or symbols (a keyword in code font is a word): suitable for a
+    plain-language explanation."""
+    return not re.search(r"[$\\`^_{}=×√]", _KEYWORD.sub("w", sentence))
 
 
 def shorten(text: str, limit: int) -> str:

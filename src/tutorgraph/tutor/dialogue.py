@@ -6,7 +6,8 @@
 - the *move* this turn makes: a new question, or a follow-up on the topic ("i don't get it" ->
   confused, "simpler" / ELI5, "why?", "an example?", "an analogy?" / "so it's like...?", "in
   code?", "tell me more", "give me a hint" / "let me work it out", "just tell me the answer", an
-  answer to the tutor's own question -> attempt, "summarise"), or in Explore a question about the
+  answer to the tutor's own question -> attempt, "summarise", "which lesson is that in?" ->
+  where), or in Explore a question about the
   catalogue or about what to learn next;
 - the search query the turn becomes: a follow-up is searched as its topic (heading and opening
   question, plus any words of its own), a new question as itself.
@@ -42,6 +43,7 @@ Move = Literal[
     "summary",
     "catalogue",
     "what_next",
+    "where",
 ]
 
 # Follow-up moves in the order they are tried: the first pattern that matches names the move.
@@ -87,6 +89,12 @@ _WHAT_NEXT = re.compile(
     r"i (go (next|from here)|start|begin)|(start|begin) (with|from)|from scratch)",
     re.IGNORECASE,
 )
+_WHERE = re.compile(  # "which lesson is that in?": where the topic is taught
+    r"\b((which|what) (lesson|course|section|chapter|part|page)\b.{0,24}\b(is|was|covers?|"
+    r"teach\w*|explains?) (that|this|it)\b|where (is|was|can i (find|read|learn)) (that|this|it)\b|"
+    r"where('?s| is) (that|this) (from|covered|taught|explained))",
+    re.IGNORECASE,
+)
 _ATTEMPT = re.compile(
     r"^\W*((ok|okay|hmm|so|then|oh|um+|wait)\W+)*(is it|it'?s|it is|i think|maybe|because|would "
     r"it be|could it be|so it|that'?s because|my guess|i'?d say|\d)",
@@ -94,7 +102,7 @@ _ATTEMPT = re.compile(
 )
 _LEANS_ON_CONTEXT = re.compile(
     r"\b(it|that|this|those|these|them|the other( one)?|same|instead|then|both|either|neither|"
-    r"ones?)\b",
+    r"ones?)\b|^\W*(and|what about|how about|same for)\b",
     re.IGNORECASE,
 )
 RELATED_SHARE = 0.3  # share of a turn's own words found in the topic that makes it a follow-up
@@ -163,6 +171,8 @@ def move_of(message: str, dialogue: Dialogue | None, *, explore: bool) -> Move:
     if explore and _WHAT_NEXT.search(message):
         return "what_next"
     topic = dialogue.topic if dialogue is not None else None
+    if topic is not None and _WHERE.search(message):
+        return "where"
     for move, pattern in _MOVES:
         if pattern.search(message):
             if topic is None and move not in ("summary", "hint", "answer", "diagram"):

@@ -30,7 +30,7 @@ from tutorgraph.offload import run_cpu_bound
 from tutorgraph.tutor import _compose as compose
 from tutorgraph.tutor import _explore as explore
 from tutorgraph.tutor import _follow_up as follow_up
-from tutorgraph.tutor._passages import Passage, relevant
+from tutorgraph.tutor._passages import Passage, headings, relevant
 from tutorgraph.tutor._text import expand, stem_set
 from tutorgraph.tutor.context import TutorContext
 from tutorgraph.tutor.dialogue import Dialogue, move_of, own_words, query_for
@@ -189,9 +189,11 @@ def _question_step(context: TutorContext, turn: Turn, tools: set[str]) -> ToolRe
     dialogue = Dialogue.read(turn.asked, turn.history)
     move = move_of(turn.question, dialogue, explore=context.exploration_mode)
     if move == "catalogue":
-        return explore.catalogue(context)
+        return explore.catalogue(context, after_redirect=_REDIRECTED in dialogue.last_reply)
     if move == "what_next":
         return explore.what_next(context, turn.question)
+    if move == "where" and dialogue.topic is not None:
+        return follow_up.where(context, dialogue.topic)
     lesson_mode = not context.exploration_mode and bool(context.lesson_slug)
     if move == "summary" and lesson_mode and dialogue.topic is None:
         return follow_up.summary(context, [])
@@ -208,7 +210,10 @@ def _question_step(context: TutorContext, turn: Turn, tools: set[str]) -> ToolRe
         if not lesson_mode:
             calls = [_call("search_course", {"query": query})]
             if _time_to_connect(dialogue) and "get_curated_resources" in tools:
-                calls.append(_call("get_curated_resources", {"concepts": [], "query": query}))
+                # Further reading on the topic in play, not on the words of this turn's answer.
+                about = dialogue.topic
+                topic = f"{about.cited.lesson_title} {about.cited.heading}" if about else query
+                calls.append(_call("get_curated_resources", {"concepts": [], "query": topic}))
             return ToolRequest(LEAD_SEARCH_EXPLORE, calls)
         calls = [
             _call("search_course", {"query": query, "lesson_slug": context.lesson_slug, "k": 8}),
@@ -260,10 +265,23 @@ def _question_step(context: TutorContext, turn: Turn, tools: set[str]) -> ToolRe
         passages,
         lesson_content=str(fetched.get("content", "")),
         history=turn.history,
+        earlier=_grows_out_of(dialogue, turn.question, passages[0]),
     )
     if not lesson_mode and fetched:
         reply = compose.with_lesson_check(reply, fetched, turn.question, turn.history)
     return _connect(reply, turn)
+
+
+def _grows_out_of(dialogue: Dialogue, question: str, answer: Passage) -> compose.Cited | None:
+    """The section the conversation was on, when a new question grows out of it: it asks about
+    something that section said, and the answer is another section of the same lesson."""
+    topic = dialogue.topic
+    if topic is None or answer.lesson_title != topic.cited.lesson_title:
+        return None
+    if tuple(headings(answer)) == topic.cited.heading_path:
+        return None
+    shared = stem_set(question) & topic.words - stem_set(topic.cited.lesson_title)
+    return topic.cited if shared else None
 
 
 def _not_shown(found: list[dict[str, Any]], history: Sequence[str]) -> list[dict[str, Any]]:
@@ -323,6 +341,9 @@ def stuck(context: TutorContext) -> str:
     )
 
 
+_REDIRECTED = "I only answer from the course material, so I won't guess"
+
+
 def redirect(context: TutorContext) -> str:
     """The honest answer to a question the course material does not cover."""
     if context.exploration_mode:
@@ -330,8 +351,8 @@ def redirect(context: TutorContext) -> str:
             f"**{c.title}** ({', '.join(c.lessons[:4])})" for c in context.available_courses
         )
         return (
-            "I searched every course here and found nothing on that, and I only answer from the "
-            "course material, so I won't guess. What the courses do cover: "
+            f"I searched every course here and found nothing on that, and {_REDIRECTED}. "
+            "What the courses do cover: "
             f"{titles or 'nothing yet'}. Want to ask about one of those?"
         )
     places = ", ".join(f"*{h}*" for h in compose.lesson_headings(context))
