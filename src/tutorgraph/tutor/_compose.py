@@ -179,10 +179,24 @@ def answer(
                 if mode == "deep_dive" and (math := _MATH_BLOCK.search(passage.text)):
                     block += "\n\n" + math.group(0)
                 parts.append(f"{block}\n{citation(passage)}")
-        if chosen and (visual := also_show(chosen[0], history)):
+        lesson_text = lesson_content or (
+            context.lesson_content if chosen and chosen[0].lesson == context.lesson_slug else ""
+        )
+        if chosen and (visual := also_show(whole_section(chosen[0], lesson_text), history)):
             parts.append(visual)
     parts.append(check(context, question, chosen, history))
     return "\n\n".join(parts)
+
+
+def whole_section(passage: Passage, lesson_markdown: str) -> Passage:
+    """The passage with the text of its whole lesson section (a search result is one chunk of
+    it, which may stop short of the section's diagram or code), when the lesson has it."""
+    if passage.source != "lesson" or not lesson_markdown:
+        return passage
+    for section in split_sections(lesson_markdown):
+        if list(section.heading_path) == passage.heading_path:
+            return passage.model_copy(update={"text": "\n\n".join(section.blocks)})
+    return passage
 
 
 SNIPPET_LINES = 14
@@ -391,7 +405,14 @@ def check(context: TutorContext, question: str, chosen: list[Passage], history: 
     """A `<quiz>` card when a fresh lesson quiz question fits, otherwise an open question."""
     on_lesson = bool(chosen) and chosen[0].lesson == context.lesson_slug
     focus_words = stem_set(question) | {w for p in chosen for w in stem_set(" ".join(headings(p)))}
-    card = pick_quiz(context, focus_words, history, force=False) if on_lesson else None
+    # The rhythm's "check": after a couple of replies without a quiz, a loosely fitting card will
+    # do; otherwise only one that is clearly about what was asked.
+    due = len(history) >= QUIZ_DUE_AFTER and not any("<quiz>" in reply for reply in history)
+    card = (
+        pick_quiz(context, focus_words, history, force=False, fit=1 if due else QUIZ_FIT)
+        if on_lesson
+        else None
+    )
     if card is not None:
         return quiz_text(card)
     templates = CHECKS[context.mode]
@@ -399,10 +420,20 @@ def check(context: TutorContext, question: str, chosen: list[Passage], history: 
     return template.format(focus=focus_of(chosen, context))
 
 
+QUIZ_FIT = 2  # words a quiz card must share with what was asked to close an answer...
+QUIZ_DUE_AFTER = 2  # ...or just one, once this many replies have gone without a quiz
+
+
 def pick_quiz(
-    context: TutorContext, focus: set[str], history: list[str], *, force: bool
+    context: TutorContext,
+    focus: set[str],
+    history: list[str],
+    *,
+    force: bool,
+    fit: int = QUIZ_FIT,
 ) -> QuizCard | None:
-    """The lesson quiz question closest to `focus` that this conversation has not shown yet."""
+    """The lesson quiz question closest to `focus` that this conversation has not shown yet
+    (sharing at least `fit` of its words, unless `force`)."""
     shown = "\n".join(history)
     fresh = [card for card in context.quiz if card.id not in shown]
     if not fresh:
@@ -412,7 +443,7 @@ def pick_quiz(
         for i, card in enumerate(fresh)
     ]
     score, _, card = max(scored, key=lambda item: item[:2])
-    if force or score >= 2:
+    if force or score >= fit:
         return card
     return None
 

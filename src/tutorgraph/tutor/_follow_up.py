@@ -107,7 +107,8 @@ def reply(
         # "shorter, like 3 lines" after a summary: the same summary, cut down
         wanted = re.search(r"\b(\d+)\b", question) if move == "simpler" else None
         points = int(wanted.group(1)) if wanted else (SHORT_POINTS if move == "simpler" else None)
-        return summary(context, passages, points=min(points or MAX_POINTS, MAX_POINTS))
+        limit = min(points or MAX_POINTS, MAX_POINTS)
+        return summary(context, passages, points=limit, history=dialogue.replies)
     if move == "diagram":
         return diagram(context, question, passages, dialogue)
     ordered = on_topic(passages, dialogue)
@@ -419,7 +420,13 @@ SUMMARY_LEAD = "Here are the key points of"
 SHORT_POINTS = 3  # a summary asked to be shorter, when the learner names no number
 
 
-def summary(context: TutorContext, passages: Sequence[Passage], *, points: int = MAX_POINTS) -> str:
+def summary(
+    context: TutorContext,
+    passages: Sequence[Passage],
+    *,
+    points: int = MAX_POINTS,
+    history: Sequence[str] = (),
+) -> str:
     """The lesson's key takeaways (its "Key takeaways" section), or the first point of each of
     its main sections; at most `points` of them."""
     sections = compose.lesson_sections(context.lesson_content)
@@ -436,7 +443,11 @@ def summary(context: TutorContext, passages: Sequence[Passage], *, points: int =
         found = [body[0] for path, body in sections if len(path) == 2 and body]
         source = f"_(Source: {title})_"
     listed = "\n".join(f"- {p}" for p in found[:points])
-    return (
-        f"{SUMMARY_LEAD} **{title}**:\n\n{listed}\n{source}"
-        "\n\nWhich of these would you like to test yourself on?"
+    # The rhythm's check after a recap: one of the lesson's own quiz cards not shown yet.
+    card = compose.pick_quiz(context, stem_set(listed), list(history), force=False, fit=1)
+    check = (
+        compose.quiz_text(card)
+        if card is not None
+        else "Which of these would you like to test yourself on?"
     )
+    return f"{SUMMARY_LEAD} **{title}**:\n\n{listed}\n{source}\n\n{check}"

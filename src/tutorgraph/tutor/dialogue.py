@@ -102,9 +102,11 @@ _ATTEMPT = re.compile(
 )
 _LEANS_ON_CONTEXT = re.compile(
     r"\b(it|that|this|those|these|them|the other( one)?|same|instead|then|both|either|neither|"
-    r"ones?)\b|^\W*(and|what about|how about|same for)\b",
+    r"ones?)\b|^\W*((ok|okay|so|now|and|hmm|right)\W+)*(and|what about|how about|same for)\b",
     re.IGNORECASE,
 )
+_REDIRECTED = re.compile(r"won't guess")  # the tutor's reply to something the courses lack
+FEW_FOR_TOPIC = 3  # a new question of this few words, about the topic, is searched with it
 RELATED_SHARE = 0.3  # share of a turn's own words found in the topic that makes it a follow-up
 FEW_WORDS = 1  # a turn with at most this many content words says too little to change topic
 
@@ -218,7 +220,17 @@ def query_for(message: str, move: Move, dialogue: Dialogue) -> str:
         if _LEANS_ON_CONTEXT.search(message) and len(stem_set(own)) <= 4:
             # "and for dicts?", "what's in that first lesson": the conversation says what
             before = topic.question if topic is not None else " ".join(_named(dialogue.last_reply))
-            return f"{own} {before}"
+            if topic is not None or not _REDIRECTED.search(dialogue.last_reply):
+                return f"{own} {before}"
+        if (
+            topic is not None
+            and move == "new"
+            and len(stem_set(own)) <= FEW_FOR_TOPIC
+            and about_topic(message, topic)
+        ):
+            # "which arrow is the p - y step?" after the diagram: mostly the topic's own words, so
+            # searched together with the section it is about
+            return f"{own} {topic.cited.heading}"
         return own if stem_set(own) else message
     heading = " ".join(topic.cited.heading_path[-1:])
     return " ".join(part for part in (heading, topic.question, own) if part.strip())

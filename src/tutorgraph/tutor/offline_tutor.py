@@ -42,9 +42,12 @@ EXPLORE_AGENT = "explore"
 Intent = Literal["greeting", "quiz", "resources", "progress", "question"]
 
 _QUIZ = re.compile(r"\b(quiz|test me|check my understanding|question me|practice question)\b", re.I)
-_RESOURCES = re.compile(
-    r"\b(resources?|further reading|read more|reading list|videos?|links?|learn more|books?|"
-    r"papers?( should i| to)? read|what should i read|sources|references)\b",
+_READING = r"(resources?|videos?|links?|books?|papers?|articles?|tutorials?|sources|references)"
+_RESOURCES = re.compile(  # asking for further reading, not "the resource leaks"
+    r"\b(further reading|read more|reading list|learn more|what should i (read|watch)|"
+    rf"(any|some|more|good|recommended|other|extra|additional|best|external|useful) {_READING}|"
+    rf"{_READING} (on|about|for|to (read|watch|learn))|papers?( should i| to)? read|"
+    rf"recommend\w*|^\W*{_READING}\W*$)",
     re.I,
 )
 _GREETING = re.compile(r"^\W*(hi|hello|hey|thanks|thank you|good (morning|evening)|yo)\b", re.I)
@@ -196,7 +199,7 @@ def _question_step(context: TutorContext, turn: Turn, tools: set[str]) -> ToolRe
         return follow_up.where(context, dialogue.topic)
     lesson_mode = not context.exploration_mode and bool(context.lesson_slug)
     if move == "summary" and lesson_mode and dialogue.topic is None:
-        return follow_up.summary(context, [])
+        return follow_up.summary(context, [], history=turn.history)
     if (
         dialogue.topic is None
         and not own_words(turn.question)
@@ -255,10 +258,21 @@ def _question_step(context: TutorContext, turn: Turn, tools: set[str]) -> ToolRe
         and not turn.called("get_lesson_context")
         and passages[0].lesson
     ):
-        # Explore: open the lesson that answers, as the prompt asks, for its own checks.
-        opened = _call("get_lesson_context", {"lesson_slug": passages[0].lesson})
-        return ToolRequest(LEAD_OPEN_LESSON, [opened])
+        # Explore: open the lesson that answers, as the prompt asks, for its own checks, and
+        # search inside it so the answer comes from its best section, not a course-wide near miss.
+        lesson = passages[0].lesson
+        opened = _call("get_lesson_context", {"lesson_slug": lesson})
+        inside = _call("search_course", {"query": query, "lesson_slug": lesson, "k": 8})
+        return ToolRequest(LEAD_OPEN_LESSON, [opened, inside])
     fetched = turn.result("get_lesson_context") or {}
+    if not lesson_mode and fetched.get("lesson_slug"):
+        passages = relevant(
+            found,
+            expand(query),
+            prefer=str(fetched["lesson_slug"]),
+            course=str(fetched.get("course", "")),
+            unknown=unknown,
+        ) or passages
     reply = compose.answer(
         context,
         turn.question,
