@@ -182,7 +182,9 @@ def answer(
         lesson_text = lesson_content or (
             context.lesson_content if chosen and chosen[0].lesson == context.lesson_slug else ""
         )
-        if chosen and (visual := also_show(whole_section(chosen[0], lesson_text), history)):
+        # The anchor: the diagram or code of a section the answer cites, the first that has one.
+        visuals = (also_show(whole_section(p, lesson_text), history) for p in chosen)
+        if visual := next((v for v in visuals if v), None):
             parts.append(visual)
     parts.append(check(context, question, chosen, history))
     return "\n\n".join(parts)
@@ -407,9 +409,8 @@ def check(context: TutorContext, question: str, chosen: list[Passage], history: 
     focus_words = stem_set(question) | {w for p in chosen for w in stem_set(" ".join(headings(p)))}
     # The rhythm's "check": after a couple of replies without a quiz, a loosely fitting card will
     # do; otherwise only one that is clearly about what was asked.
-    due = len(history) >= QUIZ_DUE_AFTER and not any("<quiz>" in reply for reply in history)
     card = (
-        pick_quiz(context, focus_words, history, force=False, fit=1 if due else QUIZ_FIT)
+        pick_quiz(context, focus_words, history, force=False, fit=1 if quiz_due(history) else QUIZ_FIT)
         if on_lesson
         else None
     )
@@ -422,6 +423,11 @@ def check(context: TutorContext, question: str, chosen: list[Passage], history: 
 
 QUIZ_FIT = 2  # words a quiz card must share with what was asked to close an answer...
 QUIZ_DUE_AFTER = 2  # ...or just one, once this many replies have gone without a quiz
+
+
+def quiz_due(history: Sequence[str]) -> bool:
+    """Whether the conversation has gone QUIZ_DUE_AFTER replies without a quiz card."""
+    return len(history) >= QUIZ_DUE_AFTER and not any("<quiz>" in reply for reply in history)
 
 
 def pick_quiz(

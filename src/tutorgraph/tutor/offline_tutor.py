@@ -165,9 +165,16 @@ async def offline_tutor(
     yield Finish(reason="stop")
 
 
+_AND_FOR = re.compile(r"^\W*((ok|okay|so|and|also)\W+)*(and|what about|how about|same for|also)\b", re.I)
+
+
 def next_step(context: TutorContext, turn: Turn, tools: set[str]) -> ToolRequest | str:
     """Either the tools to call next, or the reply."""
     intent = intent_of(turn.question)
+    if intent == "question" and turn.asked and _AND_FOR.search(turn.question):
+        # "and for dpo?" after "what should i read on rlhf?": the same request, another subject
+        earlier = intent_of(turn.asked[-1])
+        intent = earlier if earlier in ("resources", "quiz") else intent
     if intent == "greeting":
         return greeting(context)
     if intent == "quiz" and context.quiz:
@@ -212,6 +219,10 @@ def _question_step(context: TutorContext, turn: Turn, tools: set[str]) -> ToolRe
             return "I can't search the course material right now, so I won't guess. Try again soon."
         if not lesson_mode:
             calls = [_call("search_course", {"query": query})]
+            opened = _topic_lesson(dialogue)
+            if move != "new" and opened and compose.quiz_due(turn.history):
+                # the rhythm's check from Explore: the topic's lesson has quiz cards of its own
+                calls.append(_call("get_lesson_context", {"lesson_slug": opened}))
             if _time_to_connect(dialogue) and "get_curated_resources" in tools:
                 # Further reading on the topic in play, not on the words of this turn's answer.
                 about = dialogue.topic
@@ -241,7 +252,11 @@ def _question_step(context: TutorContext, turn: Turn, tools: set[str]) -> ToolRe
         )
         passages = follow_up.on_topic(kept or (found if dialogue.topic else []), dialogue)
         if passages:
-            return _connect(follow_up.reply(move, context, turn.question, passages, dialogue), turn)
+            reply = follow_up.reply(move, context, turn.question, passages, dialogue)
+            fetched = turn.result("get_lesson_context")
+            if not lesson_mode and fetched and move not in ("hint", "answer", "attempt"):
+                reply = compose.with_lesson_check(reply, fetched, query, turn.history)
+            return _connect(reply, turn)
     passages = relevant(
         found,
         expand(query),
@@ -284,6 +299,17 @@ def _question_step(context: TutorContext, turn: Turn, tools: set[str]) -> ToolRe
     if not lesson_mode and fetched:
         reply = compose.with_lesson_check(reply, fetched, turn.question, turn.history)
     return _connect(reply, turn)
+
+
+_LESSON_LINK = re.compile(r"/learn/[\w-]+/([\w-]+)")
+
+
+def _topic_lesson(dialogue: Dialogue) -> str | None:
+    """The slug of the lesson an Explore conversation's topic comes from (its answer linked it)."""
+    if dialogue.topic is None:
+        return None
+    found = _LESSON_LINK.search(dialogue.topic.said)
+    return found.group(1) if found else None
 
 
 def _grows_out_of(dialogue: Dialogue, question: str, answer: Passage) -> compose.Cited | None:
@@ -388,10 +414,12 @@ def resources(found: dict[str, Any], history: Sequence[str] = ()) -> str:
                 "Those are all the curated resources I have for this topic; I won't make up links."
             )
         return "I have no curated resources for this topic, and I won't make up links."
-    return (
-        "Here are curated resources for this lesson's concepts:\n\n"
-        f"{cards}\n\nWhich one fits how you like to learn: reading, docs or video?"
+    lead = (
+        "Here are more curated resources, beside the ones I shared earlier:"
+        if any("<resource>" in reply for reply in history)
+        else "Here are curated resources for this lesson's concepts:"
     )
+    return f"{lead}\n\n{cards}\n\nWhich one fits how you like to learn: reading, docs or video?"
 
 
 def progress(context: TutorContext, found: dict[str, Any]) -> str:
