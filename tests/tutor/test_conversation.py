@@ -154,3 +154,79 @@ def test_moves_are_read_after_a_teaching_reply(message: str, move: str) -> None:
         ],
     )
     assert move_of(message, dialogue, explore=False) == move
+
+
+async def test_explore_where_to_start_begins_the_named_course(runner: TutorRunner) -> None:
+    chat = await talk(
+        runner,
+        "",
+        [
+            "i already know python pretty well and want to learn ml from scratch, where do i start",
+            "whats in that first lesson",
+        ],
+        explore=True,
+    )
+    first, second = (t.reply for t in chat.turns)
+    # before: "Next comes Neural networks...", as if the learner had done the first lesson
+    assert first.startswith("Begin with **Supervised learning and evaluation**")
+    assert citations(second)[0].lesson_title == "Supervised learning and evaluation"
+
+
+async def test_explore_says_which_lesson_the_topic_is_in(runner: TutorRunner) -> None:
+    chat = await talk(runner, "", ["what is a kv cache?", "which lesson is that in"], explore=True)
+    reply = chat.turns[1].reply
+    assert "**The transformer architecture**" in reply
+    assert "/learn/modern-machine-learning/transformer-architecture" in reply
+    assert not chat.turns[1].tools  # before: the whole answer again, from a fresh search
+
+
+async def test_notation_such_as_pass_hat_k_is_searchable(runner: TutorRunner) -> None:
+    chat = await talk(
+        runner, "", ["what is pass^k", "why does it drop so fast as k grows"], explore=True
+    )
+    first, second = (t.reply for t in chat.turns)
+    assert citations(first)[0].lesson_title == "From chatbots to agents"  # before: Self-attention
+    assert citations(second)[0].lesson_title == "From chatbots to agents"
+
+
+async def test_analogy_mode_builds_on_its_picture_instead_of_repeating_it(
+    runner: TutorRunner,
+) -> None:
+    chat = await talk(
+        runner,
+        "asyncio-concurrency",
+        ["how does the event loop work", "how do i fix a blocking call in it"],
+        mode="analogy",
+    )
+    first, second = (t.reply for t in chat.turns)
+    picture = "Imagine a single waiter serving many tables"
+    assert picture in first
+    assert picture not in second and "our picture" in second
+
+
+async def test_after_a_summary_shorter_means_fewer_points(runner: TutorRunner) -> None:
+    chat = await talk(
+        runner,
+        "lora-parameter-efficient",
+        ["can you summarise this lesson in a few bullet points", "shorter pls, like 3 lines"],
+    )
+    first, second = (t.reply for t in chat.turns)
+    points = [line for line in second.splitlines() if line.startswith("- ")]
+    assert len(points) == 3
+    assert len([line for line in first.splitlines() if line.startswith("- ")]) > 3
+
+
+@pytest.mark.parametrize(
+    ("message", "intent"),
+    [
+        ("what papers should i read for rlhf", "resources"),
+        ("any good videos on this?", "resources"),
+        ("can you recommend a book", "resources"),
+        ("i'd say the resource leaks because the release line is skipped", "question"),
+        ("the links between layers are residual, right?", "question"),
+    ],
+)
+def test_a_request_for_reading_is_not_any_mention_of_a_resource(message: str, intent: str) -> None:
+    from tutorgraph.tutor.offline_tutor import intent_of
+
+    assert intent_of(message) == intent

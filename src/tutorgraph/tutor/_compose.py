@@ -409,11 +409,8 @@ def check(context: TutorContext, question: str, chosen: list[Passage], history: 
     focus_words = stem_set(question) | {w for p in chosen for w in stem_set(" ".join(headings(p)))}
     # The rhythm's "check": after a couple of replies without a quiz, a loosely fitting card will
     # do; otherwise only one that is clearly about what was asked.
-    card = (
-        pick_quiz(context, focus_words, history, force=False, fit=1 if quiz_due(history) else QUIZ_FIT)
-        if on_lesson
-        else None
-    )
+    fit = 1 if quiz_due(history) else QUIZ_FIT
+    card = pick_quiz(context, focus_words, history, force=False, fit=fit) if on_lesson else None
     if card is not None:
         return quiz_text(card)
     templates = CHECKS[context.mode]

@@ -37,7 +37,8 @@ def catalogue(context: TutorContext, *, after_redirect: bool = False) -> str:
             for i, title in enumerate(course.lessons, start=1)
         )
         parts.append(f"**{course.title}** — {course.description}\n{lessons}")
-    parts.append(f"How the lessons build on each other:\n\n{course_map(context.available_courses, done)}")
+    course_order = course_map(context.available_courses, done)
+    parts.append(f"How the lessons build on each other:\n\n{course_order}")
     parts.append(
         "Open a course from **Learn** to study a lesson with its tutor, or ask me about any of "
         "these topics here. Which one catches your eye?"

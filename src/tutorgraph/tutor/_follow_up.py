@@ -410,8 +410,7 @@ def where(context: TutorContext, topic: Topic) -> str:
         link = _LESSON_LINK.search(topic.said)
         opened = f" Open it at {link.group(0)} to study it with its tutor." if link else ""
         place = (
-            f"That's from the lesson **{cited.lesson_title}**{notes}, section *{section}*."
-            f"{opened}"
+            f"That's from the lesson **{cited.lesson_title}**{notes}, section *{section}*.{opened}"
         )
     return f"{place}\n\nWant to keep going on {cited.heading.lower() or 'it'} here, or go there?"
 

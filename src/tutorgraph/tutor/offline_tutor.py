@@ -165,7 +165,9 @@ async def offline_tutor(
     yield Finish(reason="stop")
 
 
-_AND_FOR = re.compile(r"^\W*((ok|okay|so|and|also)\W+)*(and|what about|how about|same for|also)\b", re.I)
+_AND_FOR = re.compile(
+    r"^\W*((ok|okay|so|and|also)\W+)*(and|what about|how about|same for|also)\b", re.I
+)
 
 
 def next_step(context: TutorContext, turn: Turn, tools: set[str]) -> ToolRequest | str:
@@ -219,10 +221,10 @@ def _question_step(context: TutorContext, turn: Turn, tools: set[str]) -> ToolRe
             return "I can't search the course material right now, so I won't guess. Try again soon."
         if not lesson_mode:
             calls = [_call("search_course", {"query": query})]
-            opened = _topic_lesson(dialogue)
-            if move != "new" and opened and compose.quiz_due(turn.history):
+            topic_lesson = _topic_lesson(dialogue)
+            if move != "new" and topic_lesson and compose.quiz_due(turn.history):
                 # the rhythm's check from Explore: the topic's lesson has quiz cards of its own
-                calls.append(_call("get_lesson_context", {"lesson_slug": opened}))
+                calls.append(_call("get_lesson_context", {"lesson_slug": topic_lesson}))
             if _time_to_connect(dialogue) and "get_curated_resources" in tools:
                 # Further reading on the topic in play, not on the words of this turn's answer.
                 about = dialogue.topic
@@ -281,13 +283,16 @@ def _question_step(context: TutorContext, turn: Turn, tools: set[str]) -> ToolRe
         return ToolRequest(LEAD_OPEN_LESSON, [opened, inside])
     fetched = turn.result("get_lesson_context") or {}
     if not lesson_mode and fetched.get("lesson_slug"):
-        passages = relevant(
-            found,
-            expand(query),
-            prefer=str(fetched["lesson_slug"]),
-            course=str(fetched.get("course", "")),
-            unknown=unknown,
-        ) or passages
+        passages = (
+            relevant(
+                found,
+                expand(query),
+                prefer=str(fetched["lesson_slug"]),
+                course=str(fetched.get("course", "")),
+                unknown=unknown,
+            )
+            or passages
+        )
     reply = compose.answer(
         context,
         turn.question,
