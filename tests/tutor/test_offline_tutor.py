@@ -225,7 +225,8 @@ async def test_explore_routes_to_the_lesson_that_answers(tutor: Tutor) -> None:
     reply = await tutor.ask("How do Python generators work?", explore=True)
 
     # it searches every course, then opens the lesson that answers (for that lesson's checks)
-    assert reply.tools_called == ["search_course", "get_lesson_context"]
+    # and searches inside it (for its best section)
+    assert reply.tools_called == ["search_course", "get_lesson_context", "search_course"]
     assert "covered in the lesson **Iterators and generators**" in reply.text
     assert "/learn/python-engineering/iterators-and-generators" in reply.text
     assert "_(Source: Iterators and generators" in reply.text
