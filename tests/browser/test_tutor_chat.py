@@ -8,6 +8,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.accounts import register_and_log_in
+from tests.browser.chat import ask
 from tests.fakes.live_server import LiveServer
 
 pytestmark = pytest.mark.browser
@@ -72,3 +73,14 @@ def test_explore_empty_state_and_suggestion(page: Page, seeded_server: LiveServe
     expect(log.get_by_test_id("user-message")).to_have_count(1)
     expect(page.get_by_role("button", name="Send")).to_be_enabled()
     assert log.get_by_test_id("assistant-message").inner_text().strip()
+
+
+def test_explore_catalogue_draws_the_course_map(page: Page, seeded_server: LiveServer) -> None:
+    register_and_log_in(page, seeded_server.url)
+    page.goto(seeded_server.url + "/explore")
+    ask(page, "What courses can I take?")
+    reply = page.get_by_role("log", name="Conversation").get_by_test_id("assistant-message").last
+    expect(reply).to_contain_text("Python Engineering Essentials")
+    diagram = reply.locator("pre.mermaid svg")
+    expect(diagram).to_be_visible()  # rendered, not a syntax-error box or raw source
+    expect(diagram).to_contain_text("Supervised learning and evaluation")

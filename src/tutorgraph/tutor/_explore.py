@@ -48,9 +48,10 @@ def catalogue(context: TutorContext, *, after_redirect: bool = False) -> str:
 
 def course_map(courses: list[CourseInfo], done: set[str]) -> str:
     """A Mermaid flowchart of each course's lessons in order (completed ones ticked)."""
-    lines = ["```mermaid", "flowchart LR"]
+    lines = ["```mermaid", "flowchart TB"]
     for c, course in enumerate(courses, start=1):
         lines.append(f'  subgraph c{c}["{_label(course.title)}"]')
+        lines.append("    direction LR")
         nodes = [
             f'c{c}l{i}["{"✓ " if title in done else ""}{_label(title)}"]'
             for i, title in enumerate(course.lessons, start=1)
@@ -58,6 +59,8 @@ def course_map(courses: list[CourseInfo], done: set[str]) -> str:
         if nodes:
             lines.append("    " + " --> ".join(nodes))
         lines.append("  end")
+    if len(courses) > 1:  # one course under the other, not side by side
+        lines.append("  " + " ~~~ ".join(f"c{c}" for c in range(1, len(courses) + 1)))
     lines.append("```")
     return "\n".join(lines)
 
