@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from contextlib import ExitStack
 from pathlib import Path
 
 from tutorgraph.bench.llama_server import llama_python, llama_server
@@ -42,19 +43,14 @@ async def evaluate(
 ) -> RunResult:
     """One run, on a throwaway seeded database (`scratch`) or on the configured one."""
     model = evaluation_model(settings)
-    if scratch:
-        with scratch_database(settings.content_dir, settings) as (scratch_settings, database):
-            return await run_evaluation(
-                list(scenarios),
-                settings=scratch_settings,
-                database=database,
-                model=model,
-                label=label,
-                ablate=ablate,
-                progress=progress,
+    with ExitStack() as stack:
+        if scratch:
+            settings, database = stack.enter_context(
+                scratch_database(settings.content_dir, settings)
             )
-    database = Database(settings)
-    try:
+        else:
+            database = Database(settings)
+            stack.callback(database.dispose)
         return await run_evaluation(
             list(scenarios),
             settings=settings,
@@ -64,8 +60,6 @@ async def evaluate(
             ablate=ablate,
             progress=progress,
         )
-    finally:
-        database.dispose()
 
 
 def run_eval_benchmark(

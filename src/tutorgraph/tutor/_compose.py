@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tutorgraph.content.chunking import split_sections
+from tutorgraph.content.chunking import Section, split_sections
 from tutorgraph.tutor._analogies import analogy_text, building_on, find_analogy, used_in
 from tutorgraph.tutor._passages import GENERIC_HEADINGS, Passage, headings
 from tutorgraph.tutor._text import code_blocks, is_plain, sentences, shorten, stem_set
@@ -183,19 +183,21 @@ def answer(
             context.lesson_content if chosen and chosen[0].lesson == context.lesson_slug else ""
         )
         # The anchor: the diagram or code of a section the answer cites, the first that has one.
-        visuals = (also_show(whole_section(p, lesson_text), history) for p in chosen)
+        sections = split_sections(lesson_text) if lesson_text else []
+        visuals = (also_show(whole_section(p, sections), history) for p in chosen)
         if visual := next((v for v in visuals if v), None):
             parts.append(visual)
     parts.append(check(context, question, chosen, history))
     return "\n\n".join(parts)
 
 
-def whole_section(passage: Passage, lesson_markdown: str) -> Passage:
+def whole_section(passage: Passage, sections: Sequence[Section]) -> Passage:
     """The passage with the text of its whole lesson section (a search result is one chunk of
-    it, which may stop short of the section's diagram or code), when the lesson has it."""
-    if passage.source != "lesson" or not lesson_markdown:
+    it, which may stop short of the section's diagram or code), when `sections` (the lesson's,
+    from `split_sections`) have it."""
+    if passage.source != "lesson":
         return passage
-    for section in split_sections(lesson_markdown):
+    for section in sections:
         if list(section.heading_path) == passage.heading_path:
             return passage.model_copy(update={"text": "\n\n".join(section.blocks)})
     return passage

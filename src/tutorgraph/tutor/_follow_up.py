@@ -395,9 +395,6 @@ def _diagram_reply(source: str, cite: str) -> str:
     )
 
 
-_LESSON_LINK = re.compile(r"/learn/[\w-]+/[\w-]+")
-
-
 def where(context: TutorContext, topic: Topic) -> str:
     """Where the conversation's topic is taught: its lesson and section (and, from Explore,
     the lesson's address)."""
@@ -407,8 +404,8 @@ def where(context: TutorContext, topic: Topic) -> str:
     if not context.exploration_mode and cited.lesson_title == context.lesson_title:
         place = f"It's in this lesson, **{cited.lesson_title}**{notes}: the section *{section}*."
     else:
-        link = _LESSON_LINK.search(topic.said)
-        opened = f" Open it at {link.group(0)} to study it with its tutor." if link else ""
+        link = topic.lesson_link
+        opened = f" Open it at {link} to study it with its tutor." if link else ""
         place = (
             f"That's from the lesson **{cited.lesson_title}**{notes}, section *{section}*.{opened}"
         )

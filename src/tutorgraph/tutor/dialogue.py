@@ -100,12 +100,19 @@ _ATTEMPT = re.compile(
     r"it be|could it be|so it|that'?s because|my guess|i'?d say|\d)",
     re.IGNORECASE,
 )
+# "and for dicts?", "ok what about lists?": the last request, about another subject
+_AND_FOR = (
+    r"^\W*((ok|okay|so|now|and|also|hmm|right)\W+)*(and|what about|how about|same for|also)\b"
+)
+AND_FOR = re.compile(_AND_FOR, re.IGNORECASE)
 _LEANS_ON_CONTEXT = re.compile(
     r"\b(it|that|this|those|these|them|the other( one)?|same|instead|then|both|either|neither|"
-    r"ones?)\b|^\W*((ok|okay|so|now|and|hmm|right)\W+)*(and|what about|how about|same for)\b",
+    rf"ones?)\b|{_AND_FOR}",
     re.IGNORECASE,
 )
-_REDIRECTED = re.compile(r"won't guess")  # the tutor's reply to something the courses lack
+# What the tutor says when the courses lack what was asked; written and read by this phrase.
+NOT_GUESSING = "I only answer from the course material, so I won't guess"
+_LESSON_LINK = re.compile(r"/learn/[\w-]+/([\w-]+)")
 FEW_FOR_TOPIC = 3  # a new question of this few words, about the topic, is searched with it
 RELATED_SHARE = 0.3  # share of a turn's own words found in the topic that makes it a follow-up
 FEW_WORDS = 1  # a turn with at most this many content words says too little to change topic
@@ -118,6 +125,17 @@ class Topic:
     cited: Cited
     question: str  # the learner's message that opened it
     said: str  # everything the tutor has said about it, for "more" and "don't repeat"
+
+    @property
+    def lesson_link(self) -> str | None:
+        """The /learn address of the topic's lesson, when a reply gave it (Explore's do)."""
+        found = _LESSON_LINK.search(self.said)
+        return found.group(0) if found else None
+
+    @property
+    def lesson_slug(self) -> str | None:
+        link = self.lesson_link
+        return link.rsplit("/", 1)[-1] if link else None
 
     @property
     def words(self) -> set[str]:
@@ -151,6 +169,11 @@ class Dialogue:
     @property
     def last_reply(self) -> str:
         return self.replies[-1] if self.replies else ""
+
+    @property
+    def redirected(self) -> bool:
+        """Whether the last reply said the courses lack what was asked."""
+        return NOT_GUESSING in self.last_reply
 
     def tutor_asked(self) -> bool:
         """Whether the tutor's last reply ended by asking the learner something."""
@@ -220,7 +243,7 @@ def query_for(message: str, move: Move, dialogue: Dialogue) -> str:
         if _LEANS_ON_CONTEXT.search(message) and len(stem_set(own)) <= 4:
             # "and for dicts?", "what's in that first lesson": the conversation says what
             before = topic.question if topic is not None else " ".join(_named(dialogue.last_reply))
-            if topic is not None or not _REDIRECTED.search(dialogue.last_reply):
+            if topic is not None or not dialogue.redirected:
                 return f"{own} {before}"
         if (
             topic is not None

@@ -33,7 +33,14 @@ from tutorgraph.tutor import _follow_up as follow_up
 from tutorgraph.tutor._passages import Passage, headings, relevant
 from tutorgraph.tutor._text import expand, stem_set
 from tutorgraph.tutor.context import TutorContext
-from tutorgraph.tutor.dialogue import Dialogue, move_of, own_words, query_for
+from tutorgraph.tutor.dialogue import (
+    AND_FOR,
+    NOT_GUESSING,
+    Dialogue,
+    move_of,
+    own_words,
+    query_for,
+)
 from tutorgraph.wording import counted
 
 TUTOR_AGENT = "tutor"
@@ -165,15 +172,10 @@ async def offline_tutor(
     yield Finish(reason="stop")
 
 
-_AND_FOR = re.compile(
-    r"^\W*((ok|okay|so|and|also)\W+)*(and|what about|how about|same for|also)\b", re.I
-)
-
-
 def next_step(context: TutorContext, turn: Turn, tools: set[str]) -> ToolRequest | str:
     """Either the tools to call next, or the reply."""
     intent = intent_of(turn.question)
-    if intent == "question" and turn.asked and _AND_FOR.search(turn.question):
+    if intent == "question" and turn.asked and AND_FOR.search(turn.question):
         # "and for dpo?" after "what should i read on rlhf?": the same request, another subject
         earlier = intent_of(turn.asked[-1])
         intent = earlier if earlier in ("resources", "quiz") else intent
@@ -201,7 +203,7 @@ def _question_step(context: TutorContext, turn: Turn, tools: set[str]) -> ToolRe
     dialogue = Dialogue.read(turn.asked, turn.history)
     move = move_of(turn.question, dialogue, explore=context.exploration_mode)
     if move == "catalogue":
-        return explore.catalogue(context, after_redirect=_REDIRECTED in dialogue.last_reply)
+        return explore.catalogue(context, after_redirect=dialogue.redirected)
     if move == "what_next":
         return explore.what_next(context, turn.question)
     if move == "where" and dialogue.topic is not None:
@@ -221,7 +223,7 @@ def _question_step(context: TutorContext, turn: Turn, tools: set[str]) -> ToolRe
             return "I can't search the course material right now, so I won't guess. Try again soon."
         if not lesson_mode:
             calls = [_call("search_course", {"query": query})]
-            topic_lesson = _topic_lesson(dialogue)
+            topic_lesson = dialogue.topic.lesson_slug if dialogue.topic else None
             if move != "new" and topic_lesson and compose.quiz_due(turn.history):
                 # the rhythm's check from Explore: the topic's lesson has quiz cards of its own
                 calls.append(_call("get_lesson_context", {"lesson_slug": topic_lesson}))
@@ -306,17 +308,6 @@ def _question_step(context: TutorContext, turn: Turn, tools: set[str]) -> ToolRe
     return _connect(reply, turn)
 
 
-_LESSON_LINK = re.compile(r"/learn/[\w-]+/([\w-]+)")
-
-
-def _topic_lesson(dialogue: Dialogue) -> str | None:
-    """The slug of the lesson an Explore conversation's topic comes from (its answer linked it)."""
-    if dialogue.topic is None:
-        return None
-    found = _LESSON_LINK.search(dialogue.topic.said)
-    return found.group(1) if found else None
-
-
 def _grows_out_of(dialogue: Dialogue, question: str, answer: Passage) -> compose.Cited | None:
     """The section the conversation was on, when a new question grows out of it: it asks about
     something that section said, and the answer is another section of the same lesson."""
@@ -386,9 +377,6 @@ def stuck(context: TutorContext) -> str:
     )
 
 
-_REDIRECTED = "I only answer from the course material, so I won't guess"
-
-
 def redirect(context: TutorContext) -> str:
     """The honest answer to a question the course material does not cover."""
     if context.exploration_mode:
@@ -396,7 +384,7 @@ def redirect(context: TutorContext) -> str:
             f"**{c.title}** ({', '.join(c.lessons[:4])})" for c in context.available_courses
         )
         return (
-            f"I searched every course here and found nothing on that, and {_REDIRECTED}. "
+            f"I searched every course here and found nothing on that, and {NOT_GUESSING}. "
             "What the courses do cover: "
             f"{titles or 'nothing yet'}. Want to ask about one of those?"
         )
@@ -404,8 +392,8 @@ def redirect(context: TutorContext) -> str:
     start = f" We could start with {places}." if places else ""
     return (
         f"I couldn't find that in **{context.lesson_title}** or the rest of "
-        f"{context.course_title or 'this course'}, and I only answer from the course material, "
-        "so I won't guess. If it's another subject, Explore searches every course.\n\n"
+        f"{context.course_title or 'this course'}, and {NOT_GUESSING}. "
+        "If it's another subject, Explore searches every course.\n\n"
         f"Shall we get back to the lesson?{start}"
     )
 
