@@ -230,3 +230,15 @@ def test_a_request_for_reading_is_not_any_mention_of_a_resource(message: str, in
     from tutorgraph.tutor.offline_tutor import intent_of
 
     assert intent_of(message) == intent
+
+
+async def test_in_a_lesson_which_section_names_the_section_without_sending_elsewhere(
+    runner: TutorRunner,
+) -> None:
+    chat = await talk(
+        runner, "asyncio-concurrency", ["how does the event loop work", "which section is that in"]
+    )
+    reply = chat.turns[1].reply
+    assert "It's in this lesson, **Concurrency and asyncio**" in reply
+    assert "How the asyncio event loop works" in reply
+    assert "go there" not in reply  # the learner is already there

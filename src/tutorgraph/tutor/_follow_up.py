@@ -401,15 +401,14 @@ def where(context: TutorContext, topic: Topic) -> str:
     cited = topic.cited
     section = " › ".join(cited.heading_path) or cited.lesson_title
     notes = ", in its reference notes" if cited.reference_notes else ""
+    about = cited.heading.lower() or "it"
     if not context.exploration_mode and cited.lesson_title == context.lesson_title:
         place = f"It's in this lesson, **{cited.lesson_title}**{notes}: the section *{section}*."
-    else:
-        link = topic.lesson_link
-        opened = f" Open it at {link} to study it with its tutor." if link else ""
-        place = (
-            f"That's from the lesson **{cited.lesson_title}**{notes}, section *{section}*.{opened}"
-        )
-    return f"{place}\n\nWant to keep going on {cited.heading.lower() or 'it'} here, or go there?"
+        return f"{place}\n\nShall we keep going on {about}, or is there a part you'd like again?"
+    link = topic.lesson_link
+    opened = f" Open it at {link} to study it with its tutor." if link else ""
+    place = f"That's from the lesson **{cited.lesson_title}**{notes}, section *{section}*.{opened}"
+    return f"{place}\n\nWant to keep going on {about} here, or go there?"
 
 
 SUMMARY_LEAD = "Here are the key points of"
