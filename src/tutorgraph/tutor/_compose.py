@@ -129,6 +129,41 @@ def pick_sentences(passage: Passage, question: str, count: int, *, plain: bool) 
     return [candidates[i] for i in chosen]
 
 
+TABLE_ROWS = 4  # rows of a table section an answer quotes, besides its header
+
+
+def table_rows(markdown: str, question: str, count: int = TABLE_ROWS) -> str:
+    """The first markdown table of a passage cut to its header and the `count` rows that say
+    most of the question (in the table's order): how a section that is a table (a comparison, a
+    cheat sheet) answers. Empty when the passage has no table."""
+    lines = markdown.splitlines()
+    start = next(
+        (
+            i
+            for i in range(len(lines) - 1)
+            if lines[i].lstrip().startswith("|") and re.match(r"^\s*\|[\s:|-]+\|\s*$", lines[i + 1])
+        ),
+        None,
+    )
+    if start is None:
+        return ""
+    body = []
+    for line in lines[start + 2 :]:
+        if not line.lstrip().startswith("|"):
+            break
+        body.append(line)
+    if not body:
+        return ""
+    wanted = stem_set(question)
+    ranked = sorted(range(len(body)), key=lambda i: (-len(wanted & stem_set(body[i])), i))
+    kept = [body[i] for i in sorted(ranked[:count])]
+    table = "\n".join([lines[start], lines[start + 1], *kept])
+    before = [line.strip() for line in lines[:start] if line.strip()]
+    if before and before[-1].endswith(":") and not before[-1].startswith(("#", "|", "…")):
+        return f"{before[-1]}\n\n{table}"  # its lead-in says what the table is
+    return table
+
+
 def answer(
     context: TutorContext,
     question: str,
@@ -174,7 +209,9 @@ def answer(
     else:
         for passage in chosen:
             picked = pick_sentences(passage, question, style.sentences, plain=False)
-            if picked:
+            if not picked and (rows := table_rows(passage.text, question)):
+                parts.append(f"{rows}\n\n{citation(passage)}")  # a section that is a table
+            elif picked:
                 block = " ".join(picked)
                 if mode == "deep_dive" and (math := _MATH_BLOCK.search(passage.text)):
                     block += "\n\n" + math.group(0)

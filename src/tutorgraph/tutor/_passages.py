@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
 
+from tutorgraph.grading.meaning import default_lexicon
 from tutorgraph.tutor._text import stem_set
 
 RELEVANCE = 0.3  # share of a long question's content words a passage must contain...
@@ -23,6 +24,7 @@ OTHER_COURSE = 0.5  # another course's passage must be clearly better
 REFERENCE_NOTES = 0.2  # the lesson itself before its reference notes
 GENERIC_SECTION = 0.6  # "Key takeaways", "FAQ": summaries, not the section that explains
 HEADING_MATCH = 1.0  # a heading that names the question's words: up to twice the weight
+COVERAGE = 0.5  # weight of how many of the question's words a passage says, against the best
 GENERIC_HEADINGS = re.compile(
     r"^(faq|frequently asked|definitions?|key takeaways|summary|overview|common misconceptions|"
     r"canonical sources|reference)",
@@ -55,14 +57,21 @@ def relevant(
 
     On topic: a passage says at least MIN_MATCHED of the question's content words (one, for a
     question of one or two) and at least RELEVANCE of them, or TWO_THIRDS of a short question's.
-    A long, chatty question ("so i tried ... and my boss said ...") is judged by the words the
-    course knows, not diluted by the rest; but a passage that says fewer than SHORT_SHARE of them
-    must also be a strong search match (WEAK_MATCH_SCORE: "the best pizza topping" shares "best"
-    and "top" with a passage on top-k sampling, both common words, so a low score).
+    A long, chatty question ("so i tried ... my messy jacobian") is judged by the words some
+    course knows (RELEVANCE of those), not diluted by the rest; but a passage that says fewer
+    than SHORT_SHARE of them must also be a strong search match (WEAK_MATCH_SCORE: "the best
+    pizza topping" shares "best" and "top" with a passage on top-k sampling, both common words,
+    so a low score).
+
+    A lesson section must say nearly as many of the question's words as the best lesson section
+    (CLOSE_TO_BEST); reference notes, long and wordy, are measured against every passage.
 
     Ranking (`rank_key`): the search score, the current lesson first, lesson text before
     reference notes, specific sections before summaries ("Key takeaways", "FAQ"), and sections
-    whose heading names what is asked."""
+    whose heading names what is asked, in the learner's words or the paraphrase lexicon's; then,
+    among one lesson's sections, how many of the question's words each says against the one that
+    says most (COVERAGE: a rambling question is about what most of it is about, not about the
+    section one rare word of it hits hardest)."""
     wanted = stem_set(question) or _bare_words(question)
     if not wanted or not passages:
         return []
@@ -76,16 +85,28 @@ def relevant(
     matched = [len(wanted & v) for v in vocabularies]
     needed = 1 if len(wanted) <= 2 else MIN_MATCHED
     share = max(RELEVANCE, min(SHORT_SHARE, needed / len(wanted)))
+    known = len(wanted - set(unknown)) or len(wanted)
+    in_lessons = [m for p, m in zip(passages, matched, strict=True) if p.source == "lesson"]
+    best = {"lesson": max(in_lessons, default=0), "other": max(matched)}
     kept = [
         p
         for p, m in zip(passages, matched, strict=True)
         if m >= needed
-        and m / len(wanted) >= min(share, SHORT_SHARE)
-        and m >= CLOSE_TO_BEST * max(matched)
+        and m / known >= min(share, SHORT_SHARE)
+        and m >= CLOSE_TO_BEST * best["lesson" if p.source == "lesson" else "other"]
         and (m / len(wanted) >= SHORT_SHARE or p.score >= WEAK_MATCH_SCORE)
         and m / len(wanted) >= needed_share
     ]
-    kept.sort(key=lambda p: rank_key(p, wanted, prefer, course), reverse=True)
+    said = {id(p): m for p, m in zip(passages, matched, strict=True)}
+    most: dict[str, int] = {}
+    for p, m in zip(passages, matched, strict=True):
+        most[p.lesson] = max(most.get(p.lesson, 0), m)
+    kept.sort(
+        key=lambda p: (
+            rank_key(p, wanted, prefer, course) * (said[id(p)] / most[p.lesson]) ** COVERAGE
+        ),
+        reverse=True,
+    )
     unique: dict[tuple[str, str], Passage] = {}
     for passage in kept:
         unique.setdefault((passage.lesson, passage.text[:200]), passage)
@@ -131,9 +152,16 @@ def rank_key(passage: Passage, wanted: set[str], prefer: str, course: str = "") 
     if GENERIC_HEADINGS.match(heading) or len(passage.heading_path) < 2:
         weight *= GENERIC_SECTION  # a summary, or the document's introduction
     # The lesson's own title words name every section of it: they do not pick one.
-    named = (wanted - stem_set(passage.lesson_title)) & stem_set(" ".join(headings(passage)))
+    title = same_words(stem_set(passage.lesson_title))
+    named = (same_words(wanted) - title) & same_words(stem_set(" ".join(headings(passage))))
     weight *= 1.0 + HEADING_MATCH * len(named) / len(wanted)
     return passage.score * weight
+
+
+def same_words(stems: set[str]) -> set[str]:
+    """Stems with the paraphrase lexicon's synonyms made one ("pick" and "choose")."""
+    phrases = default_lexicon().phrases
+    return {phrases.get((stem,), stem) for stem in stems}
 
 
 def vocabulary(passage: Passage) -> set[str]:
