@@ -14,10 +14,10 @@ def ask(page: Page, text: str) -> None:
     log = page.get_by_role("log", name="Conversation")
     before = log.get_by_test_id("user-message").count()
     page.get_by_label("Your message").fill(text)
-    page.get_by_role("button", name="Send").click()
+    page.get_by_role("button", name="Send", exact=True).click()
     expect(log.get_by_test_id("user-message")).to_have_count(before + 1)
-    expect(page.get_by_role("button", name="Stop")).to_be_hidden()
-    expect(page.get_by_role("button", name="Send")).to_be_enabled()
+    expect(page.get_by_role("button", name="Stop", exact=True)).to_be_hidden()
+    expect(page.get_by_role("button", name="Send", exact=True)).to_be_enabled()
 
 
 def page_overflow(page: Page) -> dict[str, float]:

@@ -84,3 +84,33 @@ def test_explore_catalogue_draws_the_course_map(page: Page, seeded_server: LiveS
     diagram = reply.locator("pre.mermaid svg")
     expect(diagram).to_be_visible()  # rendered, not a syntax-error box or raw source
     expect(diagram).to_contain_text("Supervised learning and evaluation")
+
+
+def test_a_table_in_a_reply_renders_as_a_table_that_fits_a_phone(
+    page: Page, seeded_server: LiveServer
+) -> None:
+    # "Choosing a built-in container" is a table: the answer quotes its rows that fit the question
+    register_and_log_in(page, seeded_server.url)
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(seeded_server.url + "/learn/python-engineering/python-data-model")
+    page.get_by_role("tab", name="Tutor").click()
+    ask(page, "deque vs list for a queue, is list.pop(0) really that slow?")
+    reply = page.get_by_role("log", name="Conversation").get_by_test_id("assistant-message").last
+    table = reply.locator(".table-scroll table")
+    expect(table).to_be_visible()
+    expect(table.locator("th").first).to_have_text("You need")
+    expect(table.locator("td", has_text="collections.deque")).to_be_visible()
+    assert "|---" not in reply.inner_text()
+    width = page.evaluate("() => document.documentElement.scrollWidth")
+    assert width <= 390  # a wide table scrolls inside its own box, not the page
+
+    page.set_viewport_size({"width": 1280, "height": 900})
+    ask(page, "x" * 300)  # one unbroken word wraps inside its bubble
+    overflow = page.evaluate(
+        """() => {
+          const bubbles = document.querySelectorAll('.msg.user .bubble');
+          const last = bubbles[bubbles.length - 1];
+          return last.scrollWidth - last.clientWidth;
+        }"""
+    )
+    assert overflow <= 0

@@ -242,3 +242,17 @@ async def test_in_a_lesson_which_section_names_the_section_without_sending_elsew
     assert "It's in this lesson, **Concurrency and asyncio**" in reply
     assert "How the asyncio event loop works" in reply
     assert "go there" not in reply  # the learner is already there
+
+
+async def test_a_table_section_answers_and_a_new_topic_is_not_read_as_a_follow_up(
+    runner: TutorRunner,
+) -> None:
+    chat = await talk(
+        runner, "python-data-model", ["set vs list membership speed", "how to pick lora rank"]
+    )
+    first, second = (t.reply for t in chat.turns)
+    assert headings(first)[0] == "Choosing a built-in container"  # a section that is a table
+    assert "| Fast membership or de-duplication | `set` |" in first
+    # the quiz card's "pick one" is the tutor's phrasing, not the topic: LoRA is a new question
+    assert citations(second)[0].lesson_title == "LoRA and parameter-efficient fine-tuning"
+    assert headings(second)[0] == "Choosing target modules and rank"

@@ -19,6 +19,7 @@ from tutorgraph.tutor.context import Mode, QuizCard, TutorContext, is_quiz
 _ANALOGY = re.compile(r"\b(think of|imagine|like a|analog|similar to|as if|picture)\b", re.I)
 FRAMED = re.compile(r"(think of|imagine|picture)\b", re.IGNORECASE)
 _MATH_BLOCK = re.compile(r"\$\$.*?\$\$", re.DOTALL)
+QUIZ_LEAD = "Quick check: pick one, and tell me why."  # the line above a quiz card
 
 
 @dataclass(frozen=True)
@@ -537,7 +538,7 @@ def quiz_text(card: QuizCard) -> str:
         explanation=card.explanation,
         concept=card.concept,
     )
-    return f"Quick check: pick one, and tell me why.\n\n{render_block('quiz', block)}"
+    return f"{QUIZ_LEAD}\n\n{render_block('quiz', block)}"
 
 
 def lesson_headings(context: TutorContext, limit: int = 3) -> list[str]:

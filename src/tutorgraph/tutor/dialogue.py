@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from tutorgraph.tutor._compose import Cited, citations
+from tutorgraph.tutor._compose import QUIZ_LEAD, Cited, citations
 from tutorgraph.tutor._text import stem_set
 from tutorgraph.tutor.blocks import strip_blocks
 
@@ -140,7 +140,8 @@ class Topic:
     @property
     def words(self) -> set[str]:
         heading = " ".join(self.cited.heading_path) or self.cited.lesson_title
-        return stem_set(f"{heading} {self.question} {strip_blocks(self.said)}")
+        said = strip_blocks(self.said).replace(QUIZ_LEAD, " ")  # "pick one" is not the topic's
+        return stem_set(f"{heading} {self.question} {said}")
 
 
 @dataclass(frozen=True)

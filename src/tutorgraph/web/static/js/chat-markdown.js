@@ -1,7 +1,8 @@
 /* The tutor chat's small, safe markdown: HTML is escaped before any markup is added. Inline
    code, $maths$ (typeset later by rich-content.js), bold, italics, links to safe URLs, and
    "(Source: ...)" citations that `cite(path)` can turn into links to a heading id; blocks:
-   fences (```mermaid too), $$maths$$, headings, lists and quotes. */
+   fences (```mermaid too), $$maths$$, headings, lists, quotes and tables (a `|` header row, a
+   `|---|` separator, then rows; scrolled sideways inside their own box on a narrow screen). */
 window.tutorgraphMarkdown = (function () {
   "use strict";
   function escapeHtml(s) {
@@ -37,6 +38,17 @@ window.tutorgraphMarkdown = (function () {
       return safe ? '<a href="' + escapeHtml(safe) + '" target="_blank" rel="noopener noreferrer">' + label + "</a>" : label;
     });
     return text.replace(/\u0000(\d+)\u0000/g, function (_, i) { return codes[Number(i)]; });
+  }
+
+  function cells(row) {
+    // "| a | `b|c` |": split on the pipes outside inline code
+    var parts = [], cell = "", code = false;
+    row.trim().replace(/^\|/, "").replace(/\|$/, "").split("").forEach(function (ch) {
+      if (ch === "`") code = !code;
+      if (ch === "|" && !code) { parts.push(cell.trim()); cell = ""; } else cell += ch;
+    });
+    parts.push(cell.trim());
+    return parts;
   }
 
   function markdown(src, cite) {
@@ -93,6 +105,19 @@ window.tutorgraphMarkdown = (function () {
           i++;
         }
         out.push((ordered ? "<ol>" : "<ul>") + items.join("") + (ordered ? "</ol>" : "</ul>"));
+        continue;
+      }
+      if (/^\s*\|/.test(line) && i + 1 < lines.length && /^\s*\|[\s:|-]+\|\s*$/.test(lines[i + 1])) {
+        flush();
+        var head = cells(line);
+        var rows = [];
+        i += 2;
+        while (i < lines.length && /^\s*\|/.test(lines[i])) { rows.push(cells(lines[i])); i++; }
+        var html = "<thead><tr>" + head.map(function (c) { return "<th>" + inline(c, cite) + "</th>"; }).join("") + "</tr></thead><tbody>";
+        rows.forEach(function (row) {
+          html += "<tr>" + row.map(function (c) { return "<td>" + inline(c, cite) + "</td>"; }).join("") + "</tr>";
+        });
+        out.push('<div class="table-scroll"><table>' + html + "</tbody></table></div>");
         continue;
       }
       if (/^&gt;\s?/.test(line)) {
