@@ -100,6 +100,10 @@ def test_a_table_section_is_quoted_by_its_rows_that_answer() -> None:
     assert lines[0] == "Pick the container by what you need:"  # the lead-in says what it is
     assert lines[2].startswith("| You need") and lines[3].startswith("|---")
     assert [line.split("|")[2].strip() for line in lines[4:]] == ["`list`", "`collections.deque`"]
+    only = table_rows(TABLE, "is a set good for membership tests?").splitlines()[4:]
+    assert [line.split("|")[2].strip() for line in only] == ["`set`"]  # only the rows that say it
+    unrelated = table_rows(TABLE, "what about zebras", count=2).splitlines()[4:]
+    assert len(unrelated) == 2 and "`list`" in unrelated[0]  # none does: the first rows
     assert table_rows("No table here, only prose.", "deque") == ""
 
 

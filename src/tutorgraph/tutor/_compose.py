@@ -134,9 +134,10 @@ TABLE_ROWS = 4  # rows of a table section an answer quotes, besides its header
 
 
 def table_rows(markdown: str, question: str, count: int = TABLE_ROWS) -> str:
-    """The first markdown table of a passage cut to its header and the `count` rows that say
-    most of the question (in the table's order): how a section that is a table (a comparison, a
-    cheat sheet) answers. Empty when the passage has no table."""
+    """The first markdown table of a passage cut to its header and the (at most `count`) rows
+    that say most of the question, in the table's order, or its first rows when none does: how a
+    section that is a table (a comparison, a cheat sheet) answers. Empty when the passage has no
+    table."""
     lines = markdown.splitlines()
     start = next(
         (
@@ -156,7 +157,10 @@ def table_rows(markdown: str, question: str, count: int = TABLE_ROWS) -> str:
     if not body:
         return ""
     wanted = stem_set(question)
-    ranked = sorted(range(len(body)), key=lambda i: (-len(wanted & stem_set(body[i])), i))
+    said = [len(wanted & stem_set(row)) for row in body]
+    ranked = sorted(range(len(body)), key=lambda i: (-said[i], i))
+    if said[ranked[0]]:
+        ranked = [i for i in ranked if said[i]]  # the rows about the question, when some are
     kept = [body[i] for i in sorted(ranked[:count])]
     table = "\n".join([lines[start], lines[start + 1], *kept])
     before = [line.strip() for line in lines[:start] if line.strip()]
