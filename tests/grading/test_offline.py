@@ -296,3 +296,61 @@ def test_an_answer_mostly_about_something_else_loses_correctness(grader: Offline
         )
     )
     assert focused.rubric.correctness > wandering.rubric.correctness
+
+
+LOGREG_Q = "Name the loss function logistic regression is trained with, and why."
+LOGREG_REF = (
+    "Logistic regression is trained by minimising binary cross-entropy, the negative "
+    "log-likelihood of a Bernoulli model; it is convex in the weights."
+)
+LOGREG_POINTS = [
+    "minimises binary cross-entropy",
+    "cross-entropy is the negative log-likelihood",
+    "the loss is convex in the weights",
+]
+SQUARED = KnownMisconception(
+    id="logistic-with-mse",
+    description="Believes logistic regression is fitted by least squares, minimising the mean "
+    "squared error on the probabilities like linear regression.",
+    cues=["fit logistic regression with mse"],  # a cue these answers do not use word for word
+)
+
+
+def logreg(answer: str) -> GradingRequest:
+    return GradingRequest(
+        question=LOGREG_Q,
+        reference_answer=LOGREG_REF,
+        answer=answer,
+        rubric=LOGREG_POINTS,
+        misconceptions=[SQUARED],
+    )
+
+
+def test_a_misconception_told_in_other_words_than_its_cues_is_found(
+    grader: OfflineGrader,
+) -> None:
+    wrong = grader.grade(
+        logreg(
+            "Same as linear regression: it minimises the mean squared error between the "
+            "probabilities and the labels, a least squares fit, which is convex in the weights."
+        )
+    )
+    assert wrong.misconceptions == ["logistic-with-mse"]
+    assert wrong.error_type == "CONCEPTUAL"
+    assert wrong.score < 0.4
+
+
+def test_denying_a_described_misconception_or_making_the_points_is_not_stating_it(
+    grader: OfflineGrader,
+) -> None:
+    denied = grader.grade(
+        logreg("Not by least squares or mean squared error on the probabilities: cross-entropy.")
+    )
+    assert denied.misconceptions == []
+    right = grader.grade(
+        logreg(
+            "It minimises binary cross-entropy, the negative log-likelihood, which is convex in "
+            "the weights, unlike the mean squared error of linear regression on probabilities."
+        )
+    )
+    assert right.misconceptions == [] and right.score >= 0.6  # it makes every point

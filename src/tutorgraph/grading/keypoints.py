@@ -13,7 +13,9 @@ knowledge base's `phrasings`) - see `meaning.find` for what "says" means:
 
 A misconception is stated when one of its cues appears word for word (articles aside, at most one
 extra word between two of its words, the lexicon's synonyms allowed) with the cue's own polarity
-("b is a copy of a", not "b is not a copy of a").
+("b is a copy of a", not "b is not a copy of a"), or, read only where the grader asks
+(`described_misconceptions`), when the answer says most of the misconception's description in any
+words, as `find` reads a key point.
 """
 
 from __future__ import annotations
@@ -111,4 +113,30 @@ def stated_misconceptions(answer: str, known: Sequence[KnownMisconception]) -> l
             if match.share >= 1.0 and not match.contradicted:
                 found.append(misconception.id)
                 break
+    return found
+
+
+DESCRIPTION_SHARE = 0.5
+DESCRIPTION_MIN_TOKENS = 3
+_BELIEVES = re.compile(r"^(believes|thinks|assumes|expects)( that)?\s+", re.IGNORECASE)
+
+
+def described_misconceptions(
+    answer: str, question: str, known: Sequence[KnownMisconception]
+) -> list[str]:
+    """Ids of the known misconceptions whose description the answer says in other words: at
+    least DESCRIPTION_SHARE of the description's tokens beyond the question's (the idea without
+    "Believes ..."), close together, none denied."""
+    said = Analysis.of(answer)
+    ignore = Analysis.of(question).texts
+    found = []
+    for misconception in known:
+        idea = _BELIEVES.sub("", misconception.description.strip())
+        match = find(Analysis.of(idea), said, ignore=ignore)
+        if (
+            match.needed >= DESCRIPTION_MIN_TOKENS
+            and match.share >= DESCRIPTION_SHARE
+            and not match.contradicted
+        ):
+            found.append(misconception.id)
     return found

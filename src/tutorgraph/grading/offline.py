@@ -6,7 +6,9 @@ Two readings of an answer, both deterministic:
   says, in its own words or the knowledge base's accepted phrasings (a paraphrase lexicon,
   numbers compared by value, code tokens, the reference sentence that says the point), which it
   denies ("mutable" for "immutable", "a copy is made" for "no copy is made"), and which known
-  misconceptions it states (cues matched word for word, with their polarity).
+  misconceptions it states (cues matched word for word, with their polarity; and, for an answer
+  making at most DESCRIBED_UP_TO of the points, the misconception's description said in other
+  words: `keypoints.described_misconceptions`).
 - *Lexical agreement* (`features.extract`): stemmed recall and precision against the reference
   (the best of any alternatives), bigrams, character grams, length ratio, negation flips and
   opposite swaps, turned into P(correct) by a logistic model (`calibration.json`, fitted on a
@@ -65,7 +67,12 @@ from tutorgraph.grading import _text, uncertainty
 from tutorgraph.grading.calibration import Calibration, load_default
 from tutorgraph.grading.classify import is_non_attempt
 from tutorgraph.grading.features import Features, TextView, extract, is_echo, matches
-from tutorgraph.grading.keypoints import assess_points, split_sentences, stated_misconceptions
+from tutorgraph.grading.keypoints import (
+    assess_points,
+    described_misconceptions,
+    split_sentences,
+    stated_misconceptions,
+)
 from tutorgraph.grading.meaning import Analysis, find
 from tutorgraph.grading.types import (
     ERROR_CLASSIFICATION_BELOW,
@@ -94,6 +101,8 @@ PROCEDURAL_QUESTION = re.compile(
 
 ATTEMPTED_PROCEDURE = re.compile(r"\d|[=()\[\]]|\b(def|return|for|import)\b")
 SOME_COVERAGE = 0.25
+DESCRIBED_UP_TO = 2 / 3  # an answer making at most this share of the points is also read for
+# the known misconceptions in the words of their descriptions
 
 _default_calibration = cache(load_default)
 
@@ -178,6 +187,14 @@ class OfflineGrader:
         )
         misconceptions = stated_misconceptions(request.answer, request.misconceptions)
         coverage = sum(r.credit for r in results) / len(results)
+        if coverage <= DESCRIBED_UP_TO:
+            misconceptions += [
+                m
+                for m in described_misconceptions(
+                    request.answer, request.question, request.misconceptions
+                )
+                if m not in misconceptions
+            ]
         denied = sum(r.contradicted for r in results) / len(results)
         correctness = (1 - LEXICAL_SHARE) * coverage + LEXICAL_SHARE * probability
         correctness *= (1 - denied) * focus_of(_on_topic_share(request, features))
