@@ -175,3 +175,14 @@ def test_the_shipped_knowledge_base_has_no_grading_content_errors() -> None:
     for kb in shipped_domains().values():
         errors = [f for f in lint_domain(kb.domain) if f.level == "error"]
         assert errors == []
+
+
+def test_a_point_is_denied_only_where_the_answer_talks_about_most_of_it() -> None:
+    question = "Why does send_email(user) never send anything, and how do you fix it?"
+    point = ["keep a reference to the task"]
+    # a negated word shared with the point is not denying it...
+    passing = assess_points(question, "you don't need to keep anything, the task just runs", point)
+    assert not passing[0].contradicted
+    # ...saying all of it negated is
+    denying = assess_points(question, "you do not keep a reference to the task at all", point)
+    assert denying[0].contradicted

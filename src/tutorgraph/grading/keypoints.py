@@ -8,8 +8,10 @@ knowledge base's `phrasings`) - see `meaning.find` for what "says" means:
   least PARTIAL_SHARE is there;
 - the reference sentence that says most of the point counts as one more phrasing (so restating
   the reference earns the point even where the point's own words differ);
-- the point is *contradicted* when the answer talks about it but denies it ("strings are mutable"
-  for "strings are immutable") and no phrasing is fully and cleanly met.
+- the point is *contradicted* when the answer talks about it (says at least POINT_DENIAL of a
+  phrasing's tokens there) but denies it ("strings are mutable" for "strings are immutable") and
+  no phrasing is fully and cleanly met; one negated word the point shares ("you don't need to
+  keep anything" for "keep a reference to the task") is not talking about it.
 
 A misconception is stated when one of its cues appears word for word (articles aside, at most one
 extra word between two of its words, the lexicon's synonyms allowed) with the cue's own polarity
@@ -31,6 +33,7 @@ from tutorgraph.grading.types import KnownMisconception
 FULL_SHARE = 0.75
 PARTIAL_SHARE = 0.5
 PARTIAL_MIN_TOKENS = 4
+POINT_DENIAL = 0.8  # a point is denied where the answer talks about most of it, not a word of it
 
 
 @dataclass(frozen=True)
@@ -63,7 +66,7 @@ def assess_points(
         denied = False
         extra = (support[point],) if point in support else ()
         for phrasing in (point, *phrasings.get(point, ()), *extra):
-            match = find(Analysis.of(phrasing), said, ignore=ignore)
+            match = find(Analysis.of(phrasing), said, ignore=ignore, denial_share=POINT_DENIAL)
             if match.needed == 0 or not match.specific:
                 continue
             if match.contradicted:

@@ -23,7 +23,8 @@ locally" for a question about `items = ...`) needs all its words, question words
 reduced to a single ordinary word ("random") is not *specific* and credits nothing.
 The match is *contradicted* when a token the phrasing asserts is negated in the answer, or the
 answer uses its opposite ("mutable" for "immutable") instead, in a window that says at least
-CONTRADICTION_MIN_SHARE of the phrasing (one shared word is not the answer talking about it). A
+CONTRADICTION_MIN_SHARE of the phrasing (one shared word is not the answer talking about it; a
+caller may ask for more, `denial_share`). A
 token the phrasing itself negates ("identity, not equality") is optional and never contradicts.
 """
 
@@ -361,6 +362,7 @@ def find(
     *,
     ignore: frozenset[str] = frozenset(),
     ordered: bool = False,
+    denial_share: float = CONTRADICTION_MIN_SHARE,
 ) -> Match:
     """How well `answer` says `phrasing` (see the module doc). Tokens in `ignore` (the question's)
     are not required unless nothing else is left."""
@@ -407,7 +409,7 @@ def find(
                 contradicted = True
                 mentioned += 1
         # A denial counts where the answer talks about the phrasing, not over one shared word.
-        contradicted = contradicted and mentioned / len(required) >= CONTRADICTION_MIN_SHARE
+        contradicted = contradicted and mentioned / len(required) >= denial_share
         key = (mentioned / len(required), agreeing / len(required), not contradicted)
         if key > best_key:
             best_key = key
