@@ -177,10 +177,17 @@ def test_a_partial_answer_to_a_coding_question_is_procedural(simple: OfflineGrad
     request = GradingRequest(
         question="Write a Python function that returns the largest item of a list.",
         reference_answer="Loop over the list keeping the largest item seen so far and return it.",
-        answer="for x in items:\n    if x > items[0]:\n        print(x)  # loop over the list",
+        answer=(
+            "for item in items:\n    if item > items[0]:\n        largest = item"
+            "  # loop over the list"
+        ),
         rubric=["loop over the list", "keep the largest item seen so far", "return the largest"],
     )
     assert simple.grade(request).error_type == "PROCEDURAL"
+    # code mostly about something else is not a slip in a procedure but an idea of its own
+    other = "for x in items:\n    if x > items[0]:\n        print(x)  # loop over the list"
+    elsewhere = request.model_copy(update={"answer": other})
+    assert simple.grade(elsewhere).error_type != "PROCEDURAL"
     described = request.model_copy(update={"answer": "You loop over the list and compare."})
     assert simple.grade(described).error_type == "INCOMPLETE"  # steps left out, none done wrong
 

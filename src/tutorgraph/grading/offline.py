@@ -48,13 +48,16 @@ Error type, only when score < 0.8, first rule that holds:
                rules below would say INCOMPLETE);
 1b. INCOMPLETE no real attempt ("I don't know", under four words): nothing to diagnose yet;
 2. CARELESS    a near miss: coverage >= 0.7 with score >= 0.6, or a negation flip / opposite swap
-               while coverage >= 0.5;
+               while coverage >= 0.5; and the answer talks about the point (at least ON_THE_POINT
+               of its new content words are the reference's or the key points');
 3. PROCEDURAL  the question asks for code, steps, a fix or a computation, the answer attempts it
-               (code or numbers) and coverage is partial;
+               (code or numbers), coverage is partial and the answer talks about the point;
 4. INCOMPLETE  what the answer says is right but points are missing: with a rubric, at least
-               SOME_COVERAGE of the points are made; without one, at least half of its new
-               content words are in the reference; also empty and echo answers;
-5. CONCEPTUAL  otherwise: the answer makes (almost) none of the points it was asked for.
+               SOME_COVERAGE of the points are made and at least OWN_IDEAS of its new words are
+               the reference's (less: it is mostly telling an idea of its own); without one, it
+               talks about the point; also empty and echo answers;
+5. CONCEPTUAL  otherwise: the answer makes (almost) none of the points, or says mostly
+               something else.
 """
 
 from __future__ import annotations
@@ -100,7 +103,9 @@ PROCEDURAL_QUESTION = re.compile(
 )
 
 ATTEMPTED_PROCEDURE = re.compile(r"\d|[=()\[\]]|\b(def|return|for|import)\b")
-SOME_COVERAGE = 0.25
+SOME_COVERAGE = 0.1
+ON_THE_POINT = 0.5  # share of an answer's new words that are the reference's: it talks about it
+OWN_IDEAS = 0.25  # below this share, what an answer says is mostly its own (wrong) idea
 DESCRIBED_UP_TO = 2 / 3  # an answer making at most this share of the points is also read for
 # the known misconceptions in the words of their descriptions
 
@@ -336,19 +341,24 @@ def _error_type(
         return "CONCEPTUAL"
     if is_non_attempt(request.answer):
         return "INCOMPLETE"
-    if (coverage >= NEAR_MISS_COVERAGE and rubric.score >= 0.6) or (
-        slip and coverage >= SLIP_COVERAGE
+    on_topic = _on_topic_share(request, features)
+    talks_about_it = on_topic >= ON_THE_POINT
+    if talks_about_it and (
+        (coverage >= NEAR_MISS_COVERAGE and rubric.score >= 0.6)
+        or (slip and coverage >= SLIP_COVERAGE)
     ):
         return "CARELESS"
     if (
-        PROCEDURAL_QUESTION.search(request.question)
+        talks_about_it
+        and PROCEDURAL_QUESTION.search(request.question)
         and ATTEMPTED_PROCEDURE.search(request.answer)
         and 0.0 < coverage < NEAR_MISS_COVERAGE
     ):
         return "PROCEDURAL"
     if request.rubric:
-        return "INCOMPLETE" if coverage >= SOME_COVERAGE else "CONCEPTUAL"
-    return "INCOMPLETE" if _on_topic_share(request, features) >= 0.5 else "CONCEPTUAL"
+        right_so_far = coverage >= SOME_COVERAGE and on_topic >= OWN_IDEAS
+        return "INCOMPLETE" if right_so_far else "CONCEPTUAL"
+    return "INCOMPLETE" if talks_about_it else "CONCEPTUAL"
 
 
 def _on_topic_share(request: GradingRequest, features: Features) -> float:
