@@ -256,3 +256,14 @@ async def test_a_table_section_answers_and_a_new_topic_is_not_read_as_a_follow_u
     # the quiz card's "pick one" is the tutor's phrasing, not the topic: LoRA is a new question
     assert citations(second)[0].lesson_title == "LoRA and parameter-efficient fine-tuning"
     assert headings(second)[0] == "Choosing target modules and rank"
+
+
+async def test_explore_checks_understanding_with_the_answering_lessons_own_quiz(
+    runner: TutorRunner,
+) -> None:
+    # Explore opens the lesson that answers and closes with one of its quiz cards (before: the
+    # opened lesson's tool result was cut mid-JSON and read as empty, so never one)
+    chat = await talk(runner, "", ["what is a kv cache?"], explore=True)
+    reply = chat.turns[0].reply
+    assert citations(reply)[0].lesson_title == "The transformer architecture"
+    assert "<quiz>" in reply and '"id":"transformer-architecture-q' in reply

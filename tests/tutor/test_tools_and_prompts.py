@@ -181,3 +181,18 @@ async def test_progress_images_and_bad_calls(executor: ToolExecutor) -> None:
     assert "no tool named 'search_web'" in unknown["error"]
     assert "not valid JSON" in broken["error"]
     assert missing["error"] == "query: required"
+
+
+def test_a_long_tool_result_is_shortened_but_stays_whole_json() -> None:
+    import json
+
+    from tutorgraph.tutor.tool_handlers import RESULT_CHARS, result_json
+
+    quiz = [{"id": "q1", "question": "Which?", "options": ["a", "b"], "correct_index": 0}]
+    lesson = {"title": "Long", "content": "word " * 5000, "summary": "s " * 2000, "quiz": quiz}
+    text = result_json(lesson)
+    assert len(text) <= RESULT_CHARS
+    read = json.loads(text)  # before: cut mid-string, so a reader got nothing, quiz included
+    assert read["quiz"] == quiz and read["title"] == "Long"
+    assert read["content"].endswith("…") and len(read["content"]) < len(lesson["content"])
+    assert json.loads(result_json({"short": "x"})) == {"short": "x"}

@@ -199,7 +199,7 @@ def answer(
             _code(
                 chosen,
                 question,
-                lesson_content=(lesson_content or context.lesson_content) if on_lesson else "",
+                lesson_content=(context.lesson_content or lesson_content) if on_lesson else "",
                 lesson_title=context.lesson_title,
             )
         )
@@ -221,9 +221,9 @@ def answer(
                 if mode == "deep_dive" and (math := _MATH_BLOCK.search(passage.text)):
                     block += "\n\n" + math.group(0)
                 parts.append(f"{block}\n{citation(passage)}")
-        lesson_text = lesson_content or (
-            context.lesson_content if chosen and chosen[0].lesson == context.lesson_slug else ""
-        )
+        # The open lesson whole (a fetched lesson may come shortened), else the fetched one.
+        on_lesson = bool(chosen) and chosen[0].lesson == context.lesson_slug
+        lesson_text = (context.lesson_content if on_lesson else "") or lesson_content
         # The anchor: the diagram or code of a section the answer cites, the first that has one.
         sections = split_sections(lesson_text) if lesson_text else []
         visuals = (also_show(whole_section(p, sections), history) for p in chosen)
@@ -467,8 +467,9 @@ QUIZ_DUE_AFTER = 2  # ...or just one, once this many replies have gone without a
 
 
 def quiz_due(history: Sequence[str]) -> bool:
-    """Whether the conversation has gone QUIZ_DUE_AFTER replies without a quiz card."""
-    return len(history) >= QUIZ_DUE_AFTER and not any("<quiz>" in reply for reply in history)
+    """Whether the conversation's last QUIZ_DUE_AFTER replies went without a quiz card."""
+    recent = history[-QUIZ_DUE_AFTER:]
+    return len(recent) == QUIZ_DUE_AFTER and not any("<quiz>" in reply for reply in recent)
 
 
 def pick_quiz(
@@ -527,7 +528,7 @@ def with_lesson_check(reply: str, lesson: dict[str, Any], question: str, history
     if not scored:
         return reply
     score, _, card = max(scored, key=lambda item: item[:2])
-    if score < 1:
+    if score < (0 if quiz_due(history) else 1):  # when one is due, any card of the lesson
         return reply
     body, _, _ = reply.rpartition("\n\n")
     return f"{body}\n\n{quiz_text(card)}" if body else reply

@@ -32,14 +32,28 @@ MAX_CONTENT_CHARS = 12_000
 MAX_KB_CHARS = 20_000
 MAX_PASSAGE_CHARS = 1_500
 RESULT_CHARS = 16_000
+SHORTEST_CUT = 200  # a text field is never shortened below this many characters
 
 T = TypeVar("T")
 
 
 def result_json(result: dict[str, Any]) -> str:
-    """A tool result as the JSON the model reads, cut to a bounded size."""
+    """A tool result as the JSON the model reads, within RESULT_CHARS: its longest texts are
+    shortened until it fits, so it stays valid JSON with every field (a lesson's quiz after its
+    long content) rather than being cut off mid-way."""
     text = json.dumps(result, ensure_ascii=False, default=str)
-    return text if len(text) <= RESULT_CHARS else text[:RESULT_CHARS] + "…(truncated)"
+    trimmed = dict(result)
+    while len(text) > RESULT_CHARS:
+        texts = [k for k, v in trimmed.items() if isinstance(v, str) and len(v) > SHORTEST_CUT]
+        if not texts:
+            return text[:RESULT_CHARS] + "…(truncated)"  # no long text to shorten: cut
+        key = max(texts, key=lambda k: len(trimmed[k]))
+        value = trimmed[key]
+        trimmed[key] = shorten(
+            value, max(SHORTEST_CUT, len(value) - (len(text) - RESULT_CHARS) - 100)
+        )
+        text = json.dumps(trimmed, ensure_ascii=False, default=str)
+    return text
 
 
 class ToolExecutor:
