@@ -361,3 +361,14 @@ def test_denying_a_described_misconception_or_making_the_points_is_not_stating_i
         )
     )
     assert right.misconceptions == [] and right.score >= 0.6  # it makes every point
+
+
+def test_without_a_rubric_a_described_misconception_is_found_too(grader: OfflineGrader) -> None:
+    # a caller's own question with a concept's misconceptions (`tutorgraph grade --concept`)
+    request = logreg(
+        "Same as linear regression: it minimises the mean squared error between the "
+        "probabilities and the labels, a least squares fit."
+    ).model_copy(update={"rubric": []})
+    verdict = grader.grade(request)
+    assert verdict.misconceptions == ["logistic-with-mse"]
+    assert verdict.rubric.correctness <= 0.3

@@ -7,8 +7,8 @@ Two readings of an answer, both deterministic:
   numbers compared by value, code tokens, the reference sentence that says the point), which it
   denies ("mutable" for "immutable", "a copy is made" for "no copy is made"), and which known
   misconceptions it states (cues matched word for word, with their polarity; and, for an answer
-  making at most DESCRIBED_UP_TO of the points, the misconception's description said in other
-  words: `keypoints.described_misconceptions`).
+  making at most DESCRIBED_UP_TO of the points, or without a rubric of the reference's content,
+  the misconception's description said in other words: `keypoints.described_misconceptions`).
 - *Lexical agreement* (`features.extract`): stemmed recall and precision against the reference
   (the best of any alternatives), bigrams, character grams, length ratio, negation flips and
   opposite swaps, turned into P(correct) by a logistic model (`calibration.json`, fitted on a
@@ -190,16 +190,8 @@ class OfflineGrader:
             request.phrasings,
             reference=request.reference_answer,
         )
-        misconceptions = stated_misconceptions(request.answer, request.misconceptions)
         coverage = sum(r.credit for r in results) / len(results)
-        if coverage <= DESCRIBED_UP_TO:
-            misconceptions += [
-                m
-                for m in described_misconceptions(
-                    request.answer, request.question, request.misconceptions
-                )
-                if m not in misconceptions
-            ]
+        misconceptions = _misconceptions(request, coverage)
         denied = sum(r.contradicted for r in results) / len(results)
         correctness = (1 - LEXICAL_SHARE) * coverage + LEXICAL_SHARE * probability
         correctness *= (1 - denied) * focus_of(_on_topic_share(request, features))
@@ -256,7 +248,7 @@ class OfflineGrader:
         reference: TextView,
     ) -> Verdict:
         """No rubric: the lexical model against the reference decides."""
-        misconceptions = stated_misconceptions(request.answer, request.misconceptions)
+        misconceptions = _misconceptions(request, features.values["ref_recall_novel"])
         correctness = min(probability, MISCONCEPTION_CAP) if misconceptions else probability
         denied = denied_sentences(request.question, request.reference_answer, request.answer)
         if denied:  # "absorb less heat" against "absorb more heat"
@@ -359,6 +351,19 @@ def _error_type(
         right_so_far = coverage >= SOME_COVERAGE and on_topic >= OWN_IDEAS
         return "INCOMPLETE" if right_so_far else "CONCEPTUAL"
     return "INCOMPLETE" if talks_about_it else "CONCEPTUAL"
+
+
+def _misconceptions(request: GradingRequest, coverage: float) -> list[str]:
+    """The known misconceptions the answer states: by a cue, word for word; or, when it makes at
+    most DESCRIBED_UP_TO of what it was asked for (`coverage`: of the key points, or without a
+    rubric of the reference's new content words), by its description in other words."""
+    found = stated_misconceptions(request.answer, request.misconceptions)
+    if coverage <= DESCRIBED_UP_TO:
+        described = described_misconceptions(
+            request.answer, request.question, request.misconceptions
+        )
+        found += [m for m in described if m not in found]
+    return found
 
 
 def _on_topic_share(request: GradingRequest, features: Features) -> float:
