@@ -194,7 +194,8 @@ class OfflineGrader:
         misconceptions = _misconceptions(request, coverage)
         denied = sum(r.contradicted for r in results) / len(results)
         correctness = (1 - LEXICAL_SHARE) * coverage + LEXICAL_SHARE * probability
-        correctness *= (1 - denied) * focus_of(_on_topic_share(request, features))
+        on_topic = _on_topic_share(request, features)
+        correctness *= (1 - denied) * focus_of(on_topic)
         completeness = coverage
         if misconceptions:  # what else it says stands on a wrong idea: half credit at most
             correctness = min(correctness, MISCONCEPTION_CAP)
@@ -212,7 +213,12 @@ class OfflineGrader:
         error = None
         if score < ERROR_CLASSIFICATION_BELOW:
             error = _error_type(
-                request, features, rubric, coverage=coverage, misconceptions=misconceptions
+                request,
+                features,
+                rubric,
+                coverage=coverage,
+                on_topic=on_topic,
+                misconceptions=misconceptions,
             )
             if denied and not misconceptions and error == "INCOMPLETE":
                 error = "CONCEPTUAL"
@@ -268,6 +274,7 @@ class OfflineGrader:
                 features,
                 rubric,
                 coverage=features.values["ref_recall_novel"],
+                on_topic=_on_topic_share(request, features),
                 misconceptions=misconceptions,
             )
         return Verdict(
@@ -324,16 +331,17 @@ def _error_type(
     rubric: RubricScores,
     *,
     coverage: float,
+    on_topic: float,
     misconceptions: list[str],
 ) -> ErrorType:
     """The first rule of the module docstring's list that holds; `coverage` is the key-point
-    coverage, or without a rubric the share of the reference's new content words said."""
+    coverage, or without a rubric the share of the reference's new content words said;
+    `on_topic` is `_on_topic_share`."""
     slip = features.values["negation_mismatch"] > 0 or features.values["opposite_swap"] > 0
     if misconceptions:
         return "CONCEPTUAL"
     if is_non_attempt(request.answer):
         return "INCOMPLETE"
-    on_topic = _on_topic_share(request, features)
     talks_about_it = on_topic >= ON_THE_POINT
     if talks_about_it and (
         (coverage >= NEAR_MISS_COVERAGE and rubric.score >= 0.6)

@@ -130,7 +130,7 @@ def _start(course: CourseInfo, done: set[str]) -> str:
     if not course.lessons:
         return f"**{course.title}** has no lessons yet."
     if not pending:
-        return f"You've completed every lesson of **{course.title}**. " + "Want to review one?"
+        return f"You've completed every lesson of **{course.title}**. Want to review one?"
     order = ", ".join(pending[1:4])
     then = f" Then it goes on with {order}." if order else ""
     if len(pending) < len(course.lessons):
