@@ -267,3 +267,15 @@ async def test_explore_checks_understanding_with_the_answering_lessons_own_quiz(
     reply = chat.turns[0].reply
     assert citations(reply)[0].lesson_title == "The transformer architecture"
     assert "<quiz>" in reply and '"id":"transformer-architecture-q' in reply
+
+
+async def test_follow_ups_on_a_table_section_say_what_its_rows_say(runner: TutorRunner) -> None:
+    chat = await talk(
+        runner,
+        "iterators-and-generators",
+        ["whats the cleanest way to split an iterable into chunks of n items", "i dont get it"],
+    )
+    second = chat.turns[1].reply
+    assert headings(second)[0] == "The itertools toolkit"
+    quoted = strip_blocks(second).split("_(Source")[0].split("more simply.")[-1]
+    assert "`" in quoted and ":" in quoted  # before: nothing between the lead and the citation

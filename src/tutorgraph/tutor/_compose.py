@@ -12,7 +12,14 @@ from typing import Any
 from tutorgraph.content.chunking import Section, split_sections
 from tutorgraph.tutor._analogies import analogy_text, building_on, find_analogy, used_in
 from tutorgraph.tutor._passages import GENERIC_HEADINGS, Passage, headings
-from tutorgraph.tutor._text import code_blocks, is_plain, sentences, shorten, stem_set
+from tutorgraph.tutor._text import (
+    code_blocks,
+    first_table,
+    is_plain,
+    sentences,
+    shorten,
+    stem_set,
+)
 from tutorgraph.tutor.blocks import QuizBlock, ResourceBlock, render_block
 from tutorgraph.tutor.context import Mode, QuizCard, TutorContext, is_quiz
 
@@ -138,35 +145,17 @@ def table_rows(markdown: str, question: str, count: int = TABLE_ROWS) -> str:
     that say most of the question, in the table's order, or its first rows when none does: how a
     section that is a table (a comparison, a cheat sheet) answers. Empty when the passage has no
     table."""
-    lines = markdown.splitlines()
-    start = next(
-        (
-            i
-            for i in range(len(lines) - 1)
-            if lines[i].lstrip().startswith("|") and re.match(r"^\s*\|[\s:|-]+\|\s*$", lines[i + 1])
-        ),
-        None,
-    )
-    if start is None:
-        return ""
-    body = []
-    for line in lines[start + 2 :]:
-        if not line.lstrip().startswith("|"):
-            break
-        body.append(line)
-    if not body:
+    table = first_table(markdown)
+    if table is None:
         return ""
     wanted = stem_set(question)
-    said = [len(wanted & stem_set(row)) for row in body]
-    ranked = sorted(range(len(body)), key=lambda i: (-said[i], i))
+    said = [len(wanted & stem_set(row)) for row in table.rows]
+    ranked = sorted(range(len(table.rows)), key=lambda i: (-said[i], i))
     if said[ranked[0]]:
         ranked = [i for i in ranked if said[i]]  # the rows about the question, when some are
-    kept = [body[i] for i in sorted(ranked[:count])]
-    table = "\n".join([lines[start], lines[start + 1], *kept])
-    before = [line.strip() for line in lines[:start] if line.strip()]
-    if before and before[-1].endswith(":") and not before[-1].startswith(("#", "|", "…")):
-        return f"{before[-1]}\n\n{table}"  # its lead-in says what the table is
-    return table
+    kept = [table.rows[i] for i in sorted(ranked[:count])]
+    quoted = "\n".join([table.header, table.rule, *kept])
+    return f"{table.lead_in}\n\n{quoted}" if table.lead_in else quoted  # the lead-in says what
 
 
 def answer(

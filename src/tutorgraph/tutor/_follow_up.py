@@ -25,7 +25,7 @@ from tutorgraph.tutor import _compose as compose
 from tutorgraph.tutor import _passages as passages_
 from tutorgraph.tutor._analogies import analogy_text, find_analogy, used_in
 from tutorgraph.tutor._passages import Passage
-from tutorgraph.tutor._text import code_blocks, sentences, stem_set
+from tutorgraph.tutor._text import code_blocks, row_sentences, sentences, stem_set
 from tutorgraph.tutor.blocks import strip_blocks
 from tutorgraph.tutor.context import TutorContext
 from tutorgraph.tutor.dialogue import Dialogue, Move, Topic, own_words
@@ -92,7 +92,8 @@ def _section_sentences(passages: Sequence[Passage]) -> list[str]:
     found: list[str] = []
     for passage in same:
         found += [s for s in sentences(passage.text) if s not in found]
-    return found
+    # A section that is only a table says what its rows say.
+    return found or [s for passage in same[:1] for s in row_sentences(passage.text)]
 
 
 def reply(

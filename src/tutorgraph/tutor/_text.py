@@ -137,6 +137,50 @@ def sentences(markdown: str) -> list[str]:
     return kept
 
 
+_TABLE_RULE = re.compile(r"^\s*\|[\s:|-]+\|\s*$")
+
+
+@dataclass(frozen=True)
+class Table:
+    """The first markdown table of a text: the line that introduces it (ending in ":", or ""),
+    its header and rule lines, and its rows (lines)."""
+
+    lead_in: str
+    header: str
+    rule: str
+    rows: tuple[str, ...]
+
+
+def first_table(markdown: str) -> Table | None:
+    lines = markdown.splitlines()
+    for i in range(len(lines) - 1):
+        if lines[i].lstrip().startswith("|") and _TABLE_RULE.match(lines[i + 1]):
+            rows = []
+            for line in lines[i + 2 :]:
+                if not line.lstrip().startswith("|"):
+                    break
+                rows.append(line)
+            before = [line.strip() for line in lines[:i] if line.strip()]
+            lead = before[-1] if before else ""
+            lead_in = lead if lead.endswith(":") and not lead.startswith(("#", "|", "…")) else ""
+            return Table(lead_in, lines[i], lines[i + 1], tuple(rows)) if rows else None
+    return None
+
+
+def row_sentences(markdown: str) -> list[str]:
+    """A text's first table told as sentences, one per row ("`islice(it, stop)`: slicing for
+    any iterator."): what a section that is only a table says, for replies built of sentences."""
+    table = first_table(markdown)
+    if table is None:
+        return []
+    told = []
+    for row in table.rows:
+        cells = [c.strip() for c in row.strip().strip("|").split("|") if c.strip()]
+        if cells:
+            told.append(f"{cells[0]}: {'; '.join(cells[1:])}." if len(cells) > 1 else cells[0])
+    return told
+
+
 _KEYWORD = re.compile(r"`[A-Za-z]+`")  # `yield`, `with`: a word in code font, not code
 
 
