@@ -279,3 +279,12 @@ async def test_follow_ups_on_a_table_section_say_what_its_rows_say(runner: Tutor
     assert headings(second)[0] == "The itertools toolkit"
     quoted = strip_blocks(second).split("_(Source")[0].split("more simply.")[-1]
     assert "`" in quoted and ":" in quoted  # before: nothing between the lead and the citation
+
+
+async def test_a_bare_why_mid_conversation_is_a_follow_up_not_a_greeting(
+    runner: TutorRunner,
+) -> None:
+    chat = await talk(runner, "self-attention", ["why do we divide by sqrt(d_k)?", "why?"])
+    second = chat.turns[1].reply
+    assert not second.startswith("Hi!")  # before: the lesson's greeting, topic forgotten
+    assert headings(second)[0] == SQRT_HEADING

@@ -142,14 +142,17 @@ class Turn:
         return passages
 
 
-def intent_of(message: str) -> Intent:
+def intent_of(message: str, *, conversing: bool = False) -> Intent:
+    """What a message asks for; a word or two with no content ("why?", "hmm") greets only when
+    the conversation has not started (later it is a follow-up on the topic)."""
     if _QUIZ.search(message):
         return "quiz"
     if _PROGRESS.search(message):
         return "progress"
     if _RESOURCES.search(message):
         return "resources"
-    if not stem_set(message) and (_GREETING.search(message) or len(message.split()) <= 2):
+    short = len(message.split()) <= 2 and not conversing
+    if not stem_set(message) and (_GREETING.search(message) or short):
         return "greeting"
     return "question"
 
@@ -174,7 +177,7 @@ async def offline_tutor(
 
 def next_step(context: TutorContext, turn: Turn, tools: set[str]) -> ToolRequest | str:
     """Either the tools to call next, or the reply."""
-    intent = intent_of(turn.question)
+    intent = intent_of(turn.question, conversing=bool(turn.history))
     if intent == "question" and turn.asked and AND_FOR.search(turn.question):
         # "and for dpo?" after "what should i read on rlhf?": the same request, another subject
         earlier = intent_of(turn.asked[-1])
