@@ -18,6 +18,7 @@ from tutorgraph.grading.evaluator import Evaluator, GradeResult
 from tutorgraph.grading.meaning import Analysis
 from tutorgraph.grading.types import GradingRequest, KnownMisconception
 from tutorgraph.knowledge import get_domain
+from tutorgraph.knowledge.bloom import BloomLevel
 from tutorgraph.store.models import QuizAnswer, QuizQuestion, QuizSession, utcnow
 
 ROUND_LENGTH = 5
@@ -48,6 +49,7 @@ class QuestionOut(BaseModel):
     bloom_level: str
     type: str
     attempt: int = 1
+    hint: str = ""  # the path planner's nudge on a question asked again
 
 
 class AnsweredOut(QuestionOut):
@@ -76,6 +78,7 @@ def _question(q: Any) -> QuestionOut:
         bloom_level=str(q.payload.get("bloom_level", "")),
         type=str(q.payload.get("type", "")),
         attempt=int(q.payload.get("attempt", 1)),
+        hint=str(q.payload.get("hint", "")),
     )
 
 
@@ -109,13 +112,25 @@ def view_round(*, session: Session, user_id: int, round_id: str) -> RoundOut:
     return round_out(load_round(session=session, user_id=user_id, round_id=round_id))
 
 
-def start_round(*, session: Session, user_id: int, domain: str, topic: str) -> QuizSession:
-    """A new round of up to five questions on a topic, from recall up the Bloom levels."""
+def start_round(
+    *,
+    session: Session,
+    user_id: int,
+    domain: str,
+    topic: str,
+    above: str | None = None,
+    length: int = ROUND_LENGTH,
+) -> QuizSession:
+    """A new round of up to `length` questions on a topic, from recall up the Bloom levels;
+    with `above` (a Bloom level reached), only the questions above it when there are any."""
     kb = get_domain(domain)
     if topic not in kb.topics:
         raise InputError(f"topic: {topic!r} is not a topic of the {domain} domain")
     questions = sorted(kb.topic(topic).questions, key=lambda q: (q.bloom_level.rank, q.id))
-    chosen = _spread(questions, ROUND_LENGTH)
+    if above is not None:
+        reached = BloomLevel(above)
+        questions = [q for q in questions if q.bloom_level > reached] or questions
+    chosen = _spread(questions, length)
     quiz = QuizSession(user_id=user_id, domain=domain, topic=topic)
     session.add(quiz)
     session.flush()
@@ -166,17 +181,45 @@ def retry_question(*, session: Session, user_id: int, round_id: str, question_id
             "this question cannot be tried again (it went well, it was already retried, or "
             f"it had {MAX_ATTEMPTS} attempts)"
         )
+    _ask_again(session, progress, question, hint="")
+
+
+def queue_again(
+    *, session: Session, user_id: int, round_id: str, question_id: int, hint: str
+) -> bool:
+    """The path planner's RETRY / ALTERNATE: the question asked again next, with a hint.
+    False (nothing queued) when the learner already has a later attempt or used them all."""
+    progress = load_round(session=session, user_id=user_id, round_id=round_id)
+    question = next((q for q in progress.questions if q.id == question_id), None)
+    if question is None or question.id not in progress.answers:
+        return False
+    if int(question.payload.get("attempt", 1)) >= MAX_ATTEMPTS:
+        return False
+    if any(
+        q.source_id == question.source_id and q.position > question.position
+        for q in progress.questions
+    ):
+        return False
+    _ask_again(session, progress, question, hint=hint)
+    return True
+
+
+def _ask_again(session: Session, progress: Progress, question: QuizQuestion, *, hint: str) -> None:
     for later in progress.questions:
         if later.position > question.position:
             later.position += 1
+    payload = {**question.payload, "attempt": int(question.payload.get("attempt", 1)) + 1}
+    payload.pop("hint", None)
+    if hint:
+        payload["hint"] = hint
     session.add(
         QuizQuestion(
-            quiz_session_id=round_id,
+            quiz_session_id=progress.session.id,
             position=question.position + 1,
             source_id=question.source_id,
             text=question.text,
             reference_answer=question.reference_answer,
-            payload={**question.payload, "attempt": int(question.payload.get("attempt", 1)) + 1},
+            payload=payload,
         )
     )
     progress.session.status = "active"  # a completed round reopens for the retry
@@ -316,23 +359,23 @@ async def submit_answer(
     The read transaction ends before grading, so no connection is held while the answer is
     judged; the answer and the mastery change are then stored in one transaction."""
 
-    def current() -> tuple[int, GradingRequest, float]:
+    def current() -> tuple[int, GradingRequest, float, dict[str, Any]]:
         try:
             progress = load_round(session=session, user_id=user_id, round_id=round_id)
             question, request = grading_request(progress, answer)
             snapshot = mastery.current_mastery(
                 session=session, user_id=user_id, concept=request.concept or ""
             )
-            return question.id, request, snapshot.wma
+            return question.id, request, snapshot.wma, event_source(progress, question)
         finally:
             session.commit()
 
-    question_id, request, wma = await asyncio.to_thread(current)
+    question_id, request, wma, source = await asyncio.to_thread(current)
     graded = await evaluator.grade(request, current_mastery=wma)
 
     def store() -> tuple[GradeResult, Progress]:
         try:
-            result = evaluator.record(session, request, graded, user_id)
+            result = evaluator.record(session, request, graded, user_id, source=source)
             save_answer(
                 session=session,
                 user_id=user_id,
@@ -349,5 +392,18 @@ async def submit_answer(
         return result, progress
 
     result, progress = await asyncio.to_thread(store)
-    evaluator.publish_completed(request, result, user_id)
+    await asyncio.to_thread(evaluator.publish_completed, request, result, user_id, source)
     return result, progress
+
+
+def event_source(progress: Progress, question: QuizQuestion) -> dict[str, Any]:
+    """Where an answer was given, for the EVALUATION_COMPLETED event the planner reads."""
+    return {
+        "kind": "practice",
+        "domain": progress.session.domain,
+        "round_id": progress.session.id,
+        "question_id": question.id,
+        "question_source_id": question.source_id,
+        "attempt": int(question.payload.get("attempt", 1)),
+        "bloom_level": str(question.payload.get("bloom_level", "")) or None,
+    }

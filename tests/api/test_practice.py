@@ -35,13 +35,24 @@ def test_a_practice_round_grades_each_answer_and_resumes(client: TestClient) -> 
     # resume: the round keeps its answers
     resumed = client.get(f"/api/v1/practice/rounds/{round_['id']}", headers=headers).json()
     assert len(resumed["answered"]) == 1 and resumed["status"] == "active"
-    for _ in range(4):
+    # Weak answers: the path planner asks each question again, with a hint, then sends the
+    # learner to another explanation; the round still ends.
+    steps = []
+    for _ in range(20):
         last = client.post(
             f"/api/v1/practice/rounds/{round_['id']}/answers",
             json={"answer": "I am not sure."},
             headers=headers,
         ).json()
+        steps.append(last["next"]["kind"])
+        current = last["round"]["current"]
+        if current is None:
+            break
+        if current["attempt"] > 1:
+            assert current["hint"], current
     assert last["round"]["current"] is None and last["round"]["status"] == "completed"
+    assert "retry" in steps and "tutor" in steps
+    assert max(q["attempt"] for q in last["round"]["answered"]) == 3
     done = client.post(
         f"/api/v1/practice/rounds/{round_['id']}/answers",
         json={"answer": "one more"},
@@ -65,7 +76,7 @@ def test_unknown_topic_is_a_clear_error(client: TestClient) -> None:
     assert response.status_code == 404
 
 
-def test_a_missed_question_can_be_tried_again_a_good_one_cannot(client: TestClient) -> None:
+def test_a_missed_question_comes_back_with_a_hint_a_good_one_cannot(client: TestClient) -> None:
     headers = register_and_login(client)
     round_ = client.post(
         "/api/v1/practice/rounds",
@@ -74,15 +85,15 @@ def test_a_missed_question_can_be_tried_again_a_good_one_cannot(client: TestClie
     ).json()
     url = f"/api/v1/practice/rounds/{round_['id']}"
     missed = client.post(f"{url}/answers", json={"answer": "no idea"}, headers=headers).json()
-    assert missed["result"]["decision"] in ("RETRY", "REMEDIATE")
+    assert missed["result"]["decision"] == "RETRY"
     first = missed["round"]["answered"][0]
-    assert first["can_retry"] and first["reference_answer"]
-    retried = client.post(f"{url}/retry", json={"question_id": first["id"]}, headers=headers)
-    assert retried.status_code == 200
-    again = retried.json()
+    assert first["reference_answer"]
+    # the path planner asked it again, next, with a hint; by hand it cannot be queued twice
+    assert missed["next"]["kind"] == "retry" and missed["next"]["decision"] == "RETRY"
+    again = missed["round"]
     assert again["total"] == 6 and again["current"]["text"] == first["text"]
-    assert again["current"]["attempt"] == 2
-    # the same answer cannot be retried twice, nor can a question that went well
+    assert again["current"]["attempt"] == 2 and again["current"]["hint"]
+    assert not first["can_retry"]
     twice = client.post(f"{url}/retry", json={"question_id": first["id"]}, headers=headers)
     assert twice.status_code == 409
     topic = get_domain("python").topic("decorators-closures")

@@ -20,7 +20,16 @@ def test_home_has_the_navigation_and_an_empty_state(client: TestClient) -> None:
     nav = soup.find("nav", attrs={"aria-label": "Main"})
     assert nav is not None
     labels = [a.get_text() for a in nav.find_all("a")]
-    assert labels == ["Learn", "Explore", "Assess", "Practice", "Interview", "Create"]
+    assert labels == [
+        "Learn",
+        "Explore",
+        "Assess",
+        "Practice",
+        "Review",
+        "Progress",
+        "Interview",
+        "Create",
+    ]
     assert soup.find("html")["lang"] == "en"  # type: ignore[index]
     assert soup.find("a", string="Log in") is not None
 

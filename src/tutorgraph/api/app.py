@@ -23,6 +23,7 @@ from tutorgraph.api.routes import (
     grading,
     health,
     lessons,
+    me,
     practice,
     search,
     tutor,
@@ -32,13 +33,17 @@ from tutorgraph.api.security_headers import SecurityHeadersMiddleware
 from tutorgraph.content.retrieval import SearchIndexes
 from tutorgraph.engines import build_engine
 from tutorgraph.grading.evaluator import Evaluator
+from tutorgraph.grading.events import EVALUATION_COMPLETED
 from tutorgraph.grading.kb_lint import warm_up
 from tutorgraph.knowledge import shipped_domains
+from tutorgraph.learning.planner import PathPlanner
 from tutorgraph.llm import aclose_model
 from tutorgraph.settings import Settings, load_settings
 from tutorgraph.store.checkpoints import open_checkpointer
 from tutorgraph.store.db import Database
+from tutorgraph.store.models import utcnow
 from tutorgraph.web import assess, explore, learn, pages
+from tutorgraph.web import loop as loop_pages
 from tutorgraph.web import practice as practice_pages
 from tutorgraph.web.templating import STATIC_DIR
 
@@ -58,6 +63,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         domains = await anyio.to_thread.run_sync(shipped_domains)
         # ...and its grading content analysed once, so no learner's first grade pays for it.
         await anyio.to_thread.run_sync(warm_up, [kb.domain for kb in domains.values()])
+        # Grades the planner never acted on (the server stopped first) get their next step now.
+        planned = await anyio.to_thread.run_sync(path_planner.catch_up)
+        if planned:
+            log.info("path planner: planned %d pending evaluation event(s)", planned)
         async with open_checkpointer(settings) as checkpointer:
             app.state.checkpointer = checkpointer
             try:
@@ -83,6 +92,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.search = SearchIndexes(settings.index_dir)
     app.state.model = model
     app.state.evaluator = Evaluator(model, grading=settings.grading)
+    path_planner = PathPlanner(database)
+    app.state.evaluator.bus.subscribe(EVALUATION_COMPLETED, path_planner.on_evaluation)
+    app.state.clock = utcnow  # the learning loop's now; tests move it
 
     api = APIRouter(prefix="/api/v1")
     api.include_router(auth.router)
@@ -95,6 +107,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     api.include_router(tutor.router)
     api.include_router(tutor_session.router)
     api.include_router(assessments.router)
+    api.include_router(me.router)
     app.include_router(api)
     app.include_router(health.router)
     if settings.api_docs_public:
@@ -103,6 +116,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(practice_pages.router)
     app.include_router(assess.router)
     app.include_router(explore.router)
+    app.include_router(loop_pages.router)
     app.include_router(pages.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     install_exception_handlers(app)

@@ -8,6 +8,7 @@ a password hash or a model."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
+from datetime import datetime
 from typing import Annotated, Any
 
 import anyio.to_thread
@@ -22,7 +23,7 @@ from tutorgraph.errors import AuthenticationError, PermissionDeniedError
 from tutorgraph.offload import COMMIT_THREADS, thread_limiter
 from tutorgraph.settings import Settings
 from tutorgraph.store.db import Database
-from tutorgraph.store.models import User
+from tutorgraph.store.models import User, utcnow
 from tutorgraph.tutor.coordinator import Coordinator
 from tutorgraph.tutor.service import TutorRuntime
 from tutorgraph.tutor.session_graph import Graph, build_session_graph
@@ -63,6 +64,15 @@ DatabaseDep = Annotated[Database, Depends(get_database)]
 # scope="function": the commit happens before the response leaves, so a client that reads
 # right after a write (on this process or another) sees it.
 SessionDep = Annotated[Session, Depends(get_session, scope="function")]
+
+
+def get_now(request: Request) -> datetime:
+    """The learning loop's now: `app.state.clock` (tests move it to see reviews come due)."""
+    clock: Callable[[], datetime] = getattr(request.app.state, "clock", utcnow)
+    return clock()
+
+
+NowDep = Annotated[datetime, Depends(get_now)]
 
 
 def request_token(request: Request) -> str | None:

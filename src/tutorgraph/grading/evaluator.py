@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from typing import Any
 
 from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
@@ -34,6 +35,8 @@ from tutorgraph.llm import Model
 from tutorgraph.offload import run_cpu_bound
 from tutorgraph.settings import GradingSettings
 from tutorgraph.store.models import EvaluationEvent
+
+EVENT_TEXT_CHARS = 2000  # the question and answer kept in an event, for the learner's evidence
 
 log = logging.getLogger(__name__)
 
@@ -173,7 +176,12 @@ class Evaluator:
         )
 
     async def evaluate(
-        self, request: GradingRequest, *, session: Session, user_id: int
+        self,
+        request: GradingRequest,
+        *,
+        session: Session,
+        user_id: int,
+        source: dict[str, Any] | None = None,
     ) -> GradeResult:
         """All 8 phases for a learner: mastery read and updated, alert and event stored.
 
@@ -187,27 +195,50 @@ class Evaluator:
             )
             current = snapshot.wma
         result = await self.grade(request, current_mastery=current)
-        result = await asyncio.to_thread(self._record_and_commit, session, request, result, user_id)
-        self.publish_completed(request, result, user_id)
+        result = await asyncio.to_thread(
+            self._record_and_commit, session, request, result, user_id, source
+        )
+        await asyncio.to_thread(self.publish_completed, request, result, user_id, source)
         return result
 
     def _record_and_commit(
-        self, session: Session, request: GradingRequest, result: GradeResult, user_id: int
+        self,
+        session: Session,
+        request: GradingRequest,
+        result: GradeResult,
+        user_id: int,
+        source: dict[str, Any] | None,
     ) -> GradeResult:
         try:
-            result = self.record(session, request, result, user_id)
+            result = self.record(session, request, result, user_id, source=source)
             session.commit()
         except BaseException:
             session.rollback()
             raise
         return result
 
-    def publish_completed(self, request: GradingRequest, result: GradeResult, user_id: int) -> None:
-        """Phase 8, after the transaction committed: tell in-process subscribers."""
-        self.bus.publish(EVALUATION_COMPLETED, self._event_payload(request, result, user_id))
+    def publish_completed(
+        self,
+        request: GradingRequest,
+        result: GradeResult,
+        user_id: int,
+        source: dict[str, Any] | None = None,
+    ) -> None:
+        """Phase 8, after the transaction committed: tell in-process subscribers (the path
+        planner). Subscribers may use the database: call it off the event loop. The stored
+        event is the durable copy: a subscriber that fails or never runs loses nothing."""
+        self.bus.publish(
+            EVALUATION_COMPLETED, self._event_payload(request, result, user_id, source)
+        )
 
     def record(
-        self, session: Session, request: GradingRequest, result: GradeResult, user_id: int
+        self,
+        session: Session,
+        request: GradingRequest,
+        result: GradeResult,
+        user_id: int,
+        *,
+        source: dict[str, Any] | None = None,
     ) -> GradeResult:
         """Phases 6-8 inside the caller's transaction (the event is stored, not yet published)."""
         update: dict[str, object] = {}
@@ -240,7 +271,7 @@ class Evaluator:
                 concept=request.concept or "",
                 score=result.score,
                 decision=result.decision,
-                payload=self._event_payload(request, result, user_id),
+                payload=self._event_payload(request, result, user_id, source),
             )
         )
         session.flush()
@@ -248,9 +279,20 @@ class Evaluator:
 
     @staticmethod
     def _event_payload(
-        request: GradingRequest, result: GradeResult, user_id: int
+        request: GradingRequest,
+        result: GradeResult,
+        user_id: int,
+        source: dict[str, Any] | None = None,
     ) -> dict[str, object]:
+        """The event: what the planner, the review queue and the learner's Progress page read.
+        `source` says where the answer was given (`kind`: practice, api...; for practice the
+        round, question, attempt and Bloom level)."""
         return {
+            "source": dict(source or {"kind": "api"}),
+            "question": request.question[:EVENT_TEXT_CHARS],
+            "answer": request.answer[:EVENT_TEXT_CHARS],
+            "missing_key_points": result.missing_key_points,
+            "mastery": result.mastery.model_dump(mode="json") if result.mastery else None,
             "user_id": user_id,
             "concept": request.concept,
             "score": result.score,

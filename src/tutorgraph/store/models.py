@@ -416,6 +416,46 @@ class EvaluationEvent(Base):
     decision: Mapped[str] = mapped_column(String(20))
     payload: Mapped[dict[str, Any]] = mapped_column(default=dict)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # The event row is the path planner's outbox: set once the planner has acted on it.
+    planned_at: Mapped[datetime | None] = mapped_column(index=True)
+
+
+class NextStep(Base):
+    """What the path planner decided a learner does next after one graded answer."""
+
+    __tablename__ = "next_steps"
+    __table_args__ = (Index("ix_next_steps_user_taken", "user_id", "taken_at", "id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    # One step per event: a second planner run on the same event fails on this key.
+    event_id: Mapped[int] = mapped_column(
+        ForeignKey("evaluation_events.id", ondelete="CASCADE"), unique=True
+    )
+    decision: Mapped[str] = mapped_column(String(20))
+    kind: Mapped[str] = mapped_column(String(20))
+    title: Mapped[str] = mapped_column(String(300))
+    reason: Mapped[str] = mapped_column(Text, default="")
+    target: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    taken_at: Mapped[datetime | None] = mapped_column()
+
+
+class ConceptReview(Base):
+    """A learner's FSRS card for one concept: every graded answer on it is a review."""
+
+    __tablename__ = "concept_reviews"
+    __table_args__ = (UniqueConstraint("user_id", "concept"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    concept: Mapped[str] = mapped_column(String(200))
+    card: Mapped[dict[str, Any]] = mapped_column(default=dict)  # fsrs.Card.to_dict()
+    due: Mapped[datetime] = mapped_column(index=True)
+    reviews: Mapped[int] = mapped_column(Integer, default=0)
+    lapses: Mapped[int] = mapped_column(Integer, default=0)
+    last_rating: Mapped[int | None] = mapped_column(Integer)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
 class Assessment(Base):

@@ -7,6 +7,7 @@ the assessment never reached are grey and dashed."""
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from tutorgraph.assessment.gaps import percent
@@ -56,10 +57,41 @@ def confidence_colours(confidence: float) -> tuple[str, str]:
 
 
 def layout(kb: KnowledgeBase, report: AssessmentReport) -> SvgGraph:
-    topics = kb.sort(report.target_graph)
+    """The assessment report's picture: its target graph, coloured by assessed confidence."""
+    return _layout(
+        kb, kb.sort(report.target_graph), lambda topic_id, x, y: _node(report, topic_id, x, y)
+    )
+
+
+def mastery_layout(
+    kb: KnowledgeBase, mastery: dict[str, float], reached: dict[str, str]
+) -> SvgGraph:
+    """The Progress page's picture: every topic of a domain, coloured by the learner's mastery,
+    captioned with the Bloom level reached; topics never practised are grey and dashed."""
+
+    def node(topic_id: str, x: int, y: int) -> SvgNode:
+        lines = _lines(kb.topic(topic_id).title, topic_id)
+        if topic_id not in mastery:
+            return SvgNode(
+                topic_id, lines, "not practised yet", x, y,
+                "hsl(220, 10%, 90%)", "hsl(220, 8%, 55%)", False, False,
+            )  # fmt: skip
+        fill, stroke = confidence_colours(mastery[topic_id])
+        level = reached.get(topic_id)
+        caption = f"mastery {percent(mastery[topic_id])}" + (f" · {level}" if level else "")
+        return SvgNode(topic_id, lines, caption, x, y, fill, stroke, True, mastery[topic_id] >= 0.8)
+
+    return _layout(kb, list(kb.order), node)
+
+
+def _layout(
+    kb: KnowledgeBase, topics: list[str], make_node: Callable[[str, int, int], SvgNode]
+) -> SvgGraph:
+    """Topics in columns by prerequisite depth (`topics` in prerequisite order)."""
+    shown = set(topics)
     depth: dict[str, int] = {}
     for topic_id in topics:  # prerequisite order: every prerequisite is placed first
-        prerequisites = [p for p in kb.topic(topic_id).prerequisites if p in report.target_graph]
+        prerequisites = [p for p in kb.topic(topic_id).prerequisites if p in shown]
         depth[topic_id] = 1 + max((depth[p] for p in prerequisites), default=-1)
     columns: dict[int, list[str]] = {}
     for topic_id in topics:
@@ -75,7 +107,7 @@ def layout(kb: KnowledgeBase, report: AssessmentReport) -> SvgGraph:
             x = MARGIN + column * (BOX_W + GAP_X)
             y = offset + row * (BOX_H + GAP_Y)
             position[topic_id] = (x, y)
-            nodes.append(_node(report, topic_id, x, y))
+            nodes.append(make_node(topic_id, x, y))
     edges = []
     for topic_id in topics:
         for prerequisite in kb.topic(topic_id).prerequisites:
@@ -84,11 +116,16 @@ def layout(kb: KnowledgeBase, report: AssessmentReport) -> SvgGraph:
     return SvgGraph(width, height, BOX_W, BOX_H, nodes, edges)
 
 
-def _node(report: AssessmentReport, topic_id: str, x: int, y: int) -> SvgNode:
-    title = report.topic_titles.get(topic_id, topic_id)
-    lines = textwrap.wrap(title, LINE_CHARS)[:2] or [topic_id]
-    if len(textwrap.wrap(title, LINE_CHARS)) > 2:
+def _lines(title: str, fallback: str) -> list[str]:
+    wrapped = textwrap.wrap(title, LINE_CHARS)
+    lines = wrapped[:2] or [fallback]
+    if len(wrapped) > 2:
         lines[-1] = lines[-1][: LINE_CHARS - 1].rstrip() + "…"
+    return lines
+
+
+def _node(report: AssessmentReport, topic_id: str, x: int, y: int) -> SvgNode:
+    lines = _lines(report.topic_titles.get(topic_id, topic_id), topic_id)
     node = report.knowledge_graph["nodes"].get(topic_id)
     target = report.target_graph[topic_id]
     if node is None:

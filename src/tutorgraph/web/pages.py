@@ -10,9 +10,17 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from tutorgraph import auth
 from tutorgraph.api.cookies import clear_session_cookie, set_session_cookie
-from tutorgraph.api.deps import OptionalUser, SessionDep, SettingsDep, client_key, request_token
+from tutorgraph.api.deps import (
+    NowDep,
+    OptionalUser,
+    SessionDep,
+    SettingsDep,
+    client_key,
+    request_token,
+)
 from tutorgraph.api.unit_of_work import UnitOfWorkRoute
 from tutorgraph.errors import AuthenticationError, InputError, RateLimitedError
+from tutorgraph.learning import planner
 from tutorgraph.web.templating import remember_user, render
 
 router = APIRouter(route_class=UnitOfWorkRoute, include_in_schema=False)
@@ -40,9 +48,10 @@ def _safe_next(target: str | None) -> str:
 
 
 @router.get("/", response_class=HTMLResponse)
-def home(request: Request, user: OptionalUser) -> Response:
+def home(request: Request, session: SessionDep, user: OptionalUser, now: NowDep) -> Response:
     remember_user(request, user)
-    return render(request, "home.html", {"sections": ABOUT})
+    upcoming = planner.next_activity(session, user=user, now=now) if user else None
+    return render(request, "home.html", {"sections": ABOUT, "next": upcoming})
 
 
 @router.get("/login", response_class=HTMLResponse)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from datetime import datetime
 from typing import Annotated
 
 import anyio.to_thread
@@ -11,15 +12,16 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from sqlalchemy.orm import Session
 
 from tutorgraph import practice
-from tutorgraph.api.deps import CurrentUser, SessionDep, SettingsDep
+from tutorgraph.api.deps import CurrentUser, NowDep, SessionDep, SettingsDep
 from tutorgraph.api.unit_of_work import UnitOfWorkRoute
 from tutorgraph.errors import InputError
 from tutorgraph.grading.evaluator import Evaluator
 from tutorgraph.knowledge import shipped_domains
+from tutorgraph.learning import planner
 from tutorgraph.limits import check_answer, require_answer
 from tutorgraph.settings import Settings
 from tutorgraph.store import courses
-from tutorgraph.store.models import User
+from tutorgraph.store.models import User, utcnow
 from tutorgraph.web.templating import remember_user, render
 
 router = APIRouter(route_class=UnitOfWorkRoute, include_in_schema=False)
@@ -73,11 +75,18 @@ def practice_round(
     session: SessionDep,
     user: CurrentUser,
     settings: SettingsDep,
+    now: NowDep,
     explain: Annotated[int | None, Query(description="A question to explain another way.")] = None,
 ) -> Response:
     remember_user(request, user)
     return _round_page(
-        request, session=session, user=user, settings=settings, round_id=round_id, explain=explain
+        request,
+        session=session,
+        user=user,
+        settings=settings,
+        round_id=round_id,
+        explain=explain,
+        now=now,
     )
 
 
@@ -104,9 +113,11 @@ def _round_page(
     error: InputError | None = None,
     answer: str = "",
     explain: int | None = None,
+    now: datetime | None = None,
 ) -> Response:
     """The round with its current question; after a refused answer, the reason above the form
     and the learner's text still in it; on request, another explanation of an answered one."""
+    now = now or utcnow()
     progress = practice.view_round(session=session, user_id=user.id, round_id=round_id)
     kb = shipped_domains()[progress.domain]
     last = progress.answered[-1] if progress.answered else None
@@ -119,6 +130,7 @@ def _round_page(
         else None
     )
     lessons = courses.lessons_by_concept(session=session, user=user).get(progress.topic, [])
+    upcoming = planner.next_activity(session, user=user, now=now) if last is not None else None
     return render(
         request,
         "quiz_round.html",
@@ -132,6 +144,7 @@ def _round_page(
             "explanation": explanation,
             "explained": explained,
             "lessons": lessons,
+            "next": upcoming,
             "decision_words": DECISION_WORDS,
             "error_words": ERROR_WORDS,
         },

@@ -39,6 +39,8 @@ NAV = (
     ("Explore", "/explore"),
     ("Assess", "/assess"),
     ("Practice", "/quiz"),
+    ("Review", "/review"),
+    ("Progress", "/progress"),
     ("Interview", "/interview"),
     ("Create", "/create"),
 )

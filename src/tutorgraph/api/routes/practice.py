@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import anyio.to_thread
 from fastapi import APIRouter, Request, status
 from pydantic import BaseModel, Field
 
 from tutorgraph import practice
-from tutorgraph.api.deps import CurrentUser, SessionDep, SettingsDep
+from tutorgraph.api.deps import CurrentUser, NowDep, SessionDep, SettingsDep
 from tutorgraph.api.openapi_problems import problem_responses
 from tutorgraph.api.unit_of_work import UnitOfWorkRoute
 from tutorgraph.grading.evaluator import Evaluator, GradeResult
+from tutorgraph.learning import planner
 from tutorgraph.limits import check_answer, require_answer
 
 router = APIRouter(route_class=UnitOfWorkRoute, prefix="/practice", tags=["practice"])
@@ -27,6 +29,7 @@ class AnswerIn(BaseModel):
 class AnswerOut(BaseModel):
     result: GradeResult
     round: practice.RoundOut
+    next: planner.NextActivity = Field(description="The path planner's next step.")
 
 
 @router.post("/rounds", status_code=status.HTTP_201_CREATED, responses=problem_responses(404))
@@ -58,14 +61,22 @@ async def answer(
     session: SessionDep,
     user: CurrentUser,
     settings: SettingsDep,
+    now: NowDep,
 ) -> AnswerOut:
     """Grade the answer to the round's current question and move on."""
     require_answer(check_answer(settings=settings, text=body.answer))
     evaluator: Evaluator = request.app.state.evaluator
-    result, progress = await practice.submit_answer(
+    result, _ = await practice.submit_answer(
         evaluator, session=session, user_id=user.id, round_id=round_id, answer=body.answer
     )
-    return AnswerOut(result=result, round=practice.round_out(progress))
+
+    def after_planning() -> tuple[planner.NextActivity, practice.RoundOut]:
+        # the planner may have queued the question again: the round is read after it
+        upcoming = planner.next_activity(session, user=user, now=now)
+        return upcoming, practice.view_round(session=session, user_id=user.id, round_id=round_id)
+
+    upcoming, round_ = await anyio.to_thread.run_sync(after_planning)
+    return AnswerOut(result=result, round=round_, next=upcoming)
 
 
 class RetryIn(BaseModel):

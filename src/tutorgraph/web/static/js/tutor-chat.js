@@ -576,7 +576,25 @@
   });
   var newBtn = root.querySelector(".new-chat");
   if (newBtn) newBtn.addEventListener("click", newChat);
-  if (root.dataset.sessionId) openSession(root.dataset.sessionId); // the lesson's last chat
+  // The path planner's "explain it another way" opens the page with ?mode=…&ask=…: a new
+  // conversation in that teaching mode, asked at once; the query then leaves the address, so a
+  // reload does not ask again.
+  var params = new URLSearchParams(window.location.search);
+  var askNow = params.get("ask");
+  var askMode = params.get("mode");
+  if (askMode) {
+    root.querySelectorAll(".chip.mode").forEach(function (c) {
+      if (c.dataset.mode === askMode) c.click();
+    });
+  }
+  if (askNow) {
+    params.delete("ask");
+    params.delete("mode");
+    var rest = params.toString();
+    window.history.replaceState(null, "", window.location.pathname + (rest ? "?" + rest : "") + window.location.hash);
+    loadHistory();
+    send(askNow.slice(0, 500));
+  } else if (root.dataset.sessionId) openSession(root.dataset.sessionId); // the lesson's last chat
   else loadHistory();
 
 })();

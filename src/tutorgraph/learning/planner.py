@@ -1,0 +1,290 @@
+"""The path planner: acts on every EVALUATION_COMPLETED event, durably.
+
+The stored event row is the outbox. The planner subscribes to the in-process bus, so a grade is
+planned as soon as its transaction commits; and because it plans *every* event whose
+`planned_at` is still empty, whatever the bus missed (the server was killed between the grade
+and the planner, or the planner failed) is planned the next time anyone asks: at start-up, and
+before `GET /api/v1/me/next` or a page answers. Each event is planned in one transaction with
+its effects (the review, a question queued again, the next step): either all of it happened or
+none did, and `next_steps.event_id` is unique, so two processes never plan one event twice."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, Field
+from sqlalchemy import select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from tutorgraph import practice
+from tutorgraph.grading import mastery
+from tutorgraph.knowledge import KnowledgeBase, find_topic, get_domain, shipped_domains
+from tutorgraph.learning import next_step, reviews
+from tutorgraph.learning.next_step import Graded, LessonRef, Situation
+from tutorgraph.store import courses
+from tutorgraph.store.db import Database
+from tutorgraph.store.models import EvaluationEvent, NextStep, QuizSession, User, utcnow
+
+log = logging.getLogger(__name__)
+
+BATCH = 200  # events planned per call; the rest on the next call
+Clock = Callable[[], datetime]
+
+
+class PathPlanner:
+    """The bus subscriber: plans the graded learner's pending events in its own session."""
+
+    def __init__(self, database: Database) -> None:
+        self.database = database
+
+    def on_evaluation(self, event: str, payload: dict[str, Any]) -> None:
+        user_id = payload.get("user_id")
+        if not isinstance(user_id, int):
+            return
+        with self.database.session() as session:
+            plan_pending(session, user_id=user_id)
+
+    def catch_up(self) -> int:
+        """Plan every learner's pending events (at start-up)."""
+        with self.database.session() as session:
+            return plan_pending(session)
+
+
+def plan_pending(session: Session, *, user_id: int | None = None) -> int:
+    """Plan the pending events (one learner's, or everyone's), oldest first; each commits on its
+    own. Returns how many this call planned."""
+    query = select(EvaluationEvent.id).where(EvaluationEvent.planned_at.is_(None))
+    if user_id is not None:
+        query = query.where(EvaluationEvent.user_id == user_id)
+    pending = list(session.scalars(query.order_by(EvaluationEvent.id).limit(BATCH)))
+    session.commit()
+    planned = 0
+    for event_id in pending:
+        try:
+            if plan_event(session, event_id):
+                planned += 1
+            session.commit()
+        except IntegrityError:  # another process planned it first
+            session.rollback()
+        except Exception:
+            session.rollback()
+            log.exception("planning evaluation event %s failed; it stays pending", event_id)
+    return planned
+
+
+def plan_event(session: Session, event_id: int) -> bool:
+    """Plan one event inside the caller's transaction: review its concept, decide the next step,
+    queue a question again where the step says so, and mark the event planned."""
+    event = session.get(EvaluationEvent, event_id)
+    if event is None or event.planned_at is not None:
+        return False
+    now = utcnow()
+    user = session.get(User, event.user_id) if event.user_id is not None else None
+    if user is None:
+        event.planned_at = now
+        return False
+    kb = _domain_of(event)
+    graded = Graded.from_payload(event.payload)
+    review_due = None
+    if kb is not None and graded.concept in kb.topics:
+        card = reviews.record_review(
+            session=session,
+            user_id=user.id,
+            concept=graded.concept,
+            score=event.score,
+            at=event.created_at,
+        )
+        review_due = card.due
+    step = next_step.plan(graded, kb, _situation(session, user, graded, kb, review_due))
+    if step.requeue is not None:
+        practice.queue_again(
+            session=session,
+            user_id=user.id,
+            round_id=step.requeue.round_id,
+            question_id=step.requeue.question_id,
+            hint=step.requeue.hint,
+        )
+    # A newer step replaces the learner's older ones that were never taken.
+    session.execute(
+        update(NextStep)
+        .where(NextStep.user_id == user.id, NextStep.taken_at.is_(None))
+        .values(taken_at=now)
+    )
+    session.add(
+        NextStep(
+            user_id=user.id,
+            event_id=event.id,
+            decision=step.decision,
+            kind=step.kind,
+            title=step.title[:300],
+            reason=step.reason,
+            target={**step.target, "domain": kb.name} if kb is not None else step.target,
+        )
+    )
+    event.planned_at = now
+    session.flush()
+    return True
+
+
+def _domain_of(event: EvaluationEvent) -> KnowledgeBase | None:
+    source = event.payload.get("source") or {}
+    name = source.get("domain")
+    if isinstance(name, str) and name in shipped_domains():
+        return get_domain(name)
+    found = find_topic(event.concept) if event.concept else None
+    return found[0] if found else None
+
+
+def _situation(
+    session: Session,
+    user: User,
+    graded: Graded,
+    kb: KnowledgeBase | None,
+    review_due: datetime | None,
+) -> Situation:
+    known = {
+        row.concept: row.wma for row in mastery.learner_mastery(session=session, user_id=user.id)
+    }
+    lessons = {
+        concept: LessonRef(links[0].title, links[0].url)
+        for concept, links in courses.lessons_by_concept(session=session, user=user).items()
+        if links
+    }
+    next_level = None
+    if graded.source == "practice" and graded.round_id:
+        quiz = session.get(QuizSession, graded.round_id)
+        if quiz is not None and quiz.user_id == user.id:
+            progress = practice.load_round(session=session, user_id=user.id, round_id=quiz.id)
+            current = progress.current
+            if current is not None:
+                next_level = str(current.payload.get("bloom_level") or "") or None
+    return Situation(
+        mastery=known, lessons=lessons, round_next_level=next_level, review_due=review_due
+    )
+
+
+# ---- what the learner does next ---------------------------------------------------------
+
+
+class NextActivity(BaseModel):
+    """`GET /api/v1/me/next`: the planner's latest untaken step, or, with none pending, due
+    reviews, the practice round in progress, or the next concept."""
+
+    kind: str = Field(description="retry | tutor | remediate | practice | lesson | review")
+    target: dict[str, Any] = Field(
+        description="`url` to open, or `start_topic` (+ `domain`, `above`): a practice round "
+        "that taking the step starts (`POST /api/v1/me/next/take`)."
+    )
+    title: str
+    reason: str
+    decision: str | None = Field(default=None, description="The path decision behind it.")
+    step_id: int | None = Field(
+        default=None, description="The planned step; null for a default step."
+    )
+
+
+def next_activity(session: Session, *, user: User, now: datetime) -> NextActivity:
+    """Plan what is pending, then: the newest untaken step; else due reviews; else the practice
+    round in progress; else the first concept not yet mastered."""
+    plan_pending(session, user_id=user.id)
+    step = session.scalar(
+        select(NextStep)
+        .where(NextStep.user_id == user.id, NextStep.taken_at.is_(None))
+        .order_by(NextStep.id.desc())
+        .limit(1)
+    )
+    if step is not None:
+        return _activity(step)
+    due = reviews.due_concepts(session=session, user_id=user.id, now=now)
+    if due:
+        titles = [_title(concept) for concept in due]
+        return NextActivity(
+            kind="review",
+            target={"url": "/review"},
+            title=f"Review {titles[0]}" + (f" and {len(due) - 1} more" if len(due) > 1 else ""),
+            reason="Spaced review: these are due today, before you forget them.",
+        )
+    for quiz in practice.my_rounds(session=session, user_id=user.id):
+        if quiz.status == "active":
+            return NextActivity(
+                kind="practice",
+                target={"url": f"/quiz/{quiz.id}#question", "round_id": quiz.id},
+                title=f"Continue practising {_title(quiz.topic)}",
+                reason="Your practice round is waiting where you left it.",
+            )
+    known = {
+        row.concept: row.wma for row in mastery.learner_mastery(session=session, user_id=user.id)
+    }
+    for kb in shipped_domains().values():
+        following = next_step.next_concept(kb, "", known)
+        if following is not None:
+            return NextActivity(
+                kind="practice",
+                target={"start_topic": following.id, "domain": kb.name},
+                title=f"Start {following.title}",
+                reason="The first concept you have not mastered, in prerequisite order.",
+            )
+    return NextActivity(
+        kind="review",
+        target={"url": "/review"},
+        title="Nothing is due",
+        reason="You have mastered every concept; reviews come back when they are due.",
+    )
+
+
+def take(session: Session, *, user: User, step_id: int | None, now: datetime) -> str:
+    """Take a step (the one shown, when it is still the learner's and untaken; else the current
+    one): mark it taken, start the practice round it names, and return where to go."""
+    step = session.get(NextStep, step_id) if step_id is not None else None
+    if step is not None and step.user_id == user.id and step.taken_at is None:
+        activity = _activity(step)
+    else:
+        activity = next_activity(session, user=user, now=now)
+        step = session.get(NextStep, activity.step_id) if activity.step_id else None
+    if step is not None:
+        step.taken_at = now
+    target = activity.target
+    if "url" in target:
+        return str(target["url"])
+    quiz = practice.start_round(
+        session=session,
+        user_id=user.id,
+        domain=str(target["domain"]),
+        topic=str(target["start_topic"]),
+        above=target.get("above"),
+    )
+    return f"/quiz/{quiz.id}"
+
+
+def step_for_event(session: Session, *, user_id: int, event_id: int) -> NextActivity | None:
+    step = session.scalar(
+        select(NextStep).where(NextStep.event_id == event_id, NextStep.user_id == user_id)
+    )
+    return _activity(step) if step is not None else None
+
+
+def _activity(step: NextStep) -> NextActivity:
+    return NextActivity(
+        kind=step.kind,
+        target=dict(step.target),
+        title=step.title,
+        reason=step.reason,
+        decision=step.decision,
+        step_id=step.id,
+    )
+
+
+def masteries(session: Session, user_id: int) -> dict[str, float]:
+    """The learner's mastery (weighted moving average) by concept."""
+    return {
+        row.concept: row.wma for row in mastery.learner_mastery(session=session, user_id=user_id)
+    }
+
+
+def _title(concept: str) -> str:
+    found = find_topic(concept)
+    return found[0].topic(concept).title if found else concept

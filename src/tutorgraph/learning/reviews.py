@@ -1,0 +1,131 @@
+"""Spaced review with FSRS (the `fsrs` package): every graded answer is a review of its concept.
+
+A score maps to an FSRS rating by the evaluator's own thresholds:
+
+| score          | rating | why                                              |
+|----------------|--------|--------------------------------------------------|
+| below 0.4      | Again  | the alert threshold: the idea was not recalled   |
+| 0.4 to < 0.6   | Hard   | recalled in part, below the ALTERNATE threshold  |
+| 0.6 to < 0.9   | Good   | recalled, short of MASTERED                      |
+| 0.9 and above  | Easy   | the MASTERED threshold                           |
+
+A concept is one card, so there are no minute-scale learning steps (those suit flash cards seen
+again within a sitting): every review schedules the card by its stability, in days. Fuzzing is
+off so a schedule is reproducible. Due reviews become short practice rounds (`REVIEW_ROUND`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from fsrs import Card, Rating, Scheduler, State
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from tutorgraph.grading.decision import ALTERNATE_THRESHOLD, MASTERED_THRESHOLD, THRESHOLD_ALERT
+from tutorgraph.store.models import ConceptReview
+
+REVIEW_ROUND = 3  # questions in a review round
+SCHEDULER = Scheduler(learning_steps=(), relearning_steps=(), enable_fuzzing=False)
+
+
+def rating_for(score: float) -> Rating:
+    if score < THRESHOLD_ALERT:
+        return Rating.Again
+    if score < ALTERNATE_THRESHOLD:
+        return Rating.Hard
+    if score < MASTERED_THRESHOLD:
+        return Rating.Good
+    return Rating.Easy
+
+
+def record_review(
+    *, session: Session, user_id: int, concept: str, score: float, at: datetime
+) -> ConceptReview:
+    """Review the learner's card for `concept` with a graded score at time `at`."""
+    row = session.scalar(
+        select(ConceptReview).where(
+            ConceptReview.user_id == user_id, ConceptReview.concept == concept
+        )
+    )
+    card = Card.from_dict(row.card) if row is not None else Card(due=at)  # type: ignore[arg-type]
+    rating = rating_for(score)
+    card, _ = SCHEDULER.review_card(card, rating, at)
+    if row is None:
+        row = ConceptReview(user_id=user_id, concept=concept, card={}, due=card.due)
+        session.add(row)
+    row.card = card.to_dict()  # type: ignore[assignment]
+    row.due = card.due
+    row.reviews = (row.reviews or 0) + 1
+    row.lapses = (row.lapses or 0) + (1 if rating == Rating.Again else 0)
+    row.last_rating = int(rating)
+    row.updated_at = at
+    session.flush()
+    return row
+
+
+def schedule(
+    *, session: Session, user_id: int, concept: str, due: datetime
+) -> ConceptReview | None:
+    """Put a concept the learner has not been graded on yet into the review queue at `due`
+    (the assessment plan does this for each phase); a concept with a card keeps its own date."""
+    existing = session.scalar(
+        select(ConceptReview).where(
+            ConceptReview.user_id == user_id, ConceptReview.concept == concept
+        )
+    )
+    if existing is not None:
+        return None
+    card = Card(due=due)
+    row = ConceptReview(
+        user_id=user_id, concept=concept, card=card.to_dict(), due=due, reviews=0, lapses=0
+    )
+    session.add(row)
+    session.flush()
+    return row
+
+
+@dataclass(frozen=True)
+class ReviewItem:
+    concept: str
+    due: datetime
+    is_due: bool
+    reviews: int
+    lapses: int
+    retrievability: float | None  # FSRS's probability of recall now; None before a review
+    state: str
+
+
+def queue(*, session: Session, user_id: int, now: datetime) -> list[ReviewItem]:
+    """The learner's cards, soonest due first."""
+    rows = session.scalars(
+        select(ConceptReview)
+        .where(ConceptReview.user_id == user_id)
+        .order_by(ConceptReview.due, ConceptReview.concept)
+    )
+    items = []
+    for row in rows:
+        card = Card.from_dict(row.card)  # type: ignore[arg-type]
+        recall = (
+            round(SCHEDULER.get_card_retrievability(card, now), 3)
+            if card.last_review is not None
+            else None
+        )
+        items.append(
+            ReviewItem(
+                concept=row.concept,
+                due=row.due,
+                is_due=row.due <= now,
+                reviews=row.reviews,
+                lapses=row.lapses,
+                retrievability=recall,
+                state=State(card.state).name.lower(),
+            )
+        )
+    return items
+
+
+def due_concepts(*, session: Session, user_id: int, now: datetime) -> list[str]:
+    return [
+        item.concept for item in queue(session=session, user_id=user_id, now=now) if item.is_due
+    ]

@@ -1,0 +1,85 @@
+"""the learning loop: evaluation events are the path planner's outbox (planned_at), its next
+steps, and one FSRS review card per learner and concept
+
+Revision ID: 0008
+Revises: 0007
+Create Date: 2026-11-25 03:00:00
+
+Events stored before this revision are marked planned: their learners have moved on, and a
+next step planned from an old answer would point them backwards.
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0008"
+down_revision = "0007"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    with op.batch_alter_table("evaluation_events") as batch:
+        batch.add_column(sa.Column("planned_at", sa.DateTime(timezone=True), nullable=True))
+        batch.create_index(batch.f("ix_evaluation_events_planned_at"), ["planned_at"])
+    op.execute("UPDATE evaluation_events SET planned_at = created_at")
+    op.create_table(
+        "next_steps",
+        sa.Column("id", sa.Integer(), nullable=False),
+        sa.Column("user_id", sa.Integer(), nullable=False),
+        sa.Column("event_id", sa.Integer(), nullable=False),
+        sa.Column("decision", sa.String(length=20), nullable=False),
+        sa.Column("kind", sa.String(length=20), nullable=False),
+        sa.Column("title", sa.String(length=300), nullable=False),
+        sa.Column("reason", sa.Text(), nullable=False),
+        sa.Column("target", sa.JSON(), nullable=False),
+        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("taken_at", sa.DateTime(timezone=True), nullable=True),
+        sa.ForeignKeyConstraint(
+            ["event_id"],
+            ["evaluation_events.id"],
+            name=op.f("fk_next_steps_event_id_evaluation_events"),
+            ondelete="CASCADE",
+        ),
+        sa.ForeignKeyConstraint(
+            ["user_id"],
+            ["users.id"],
+            name=op.f("fk_next_steps_user_id_users"),
+            ondelete="CASCADE",
+        ),
+        sa.PrimaryKeyConstraint("id", name=op.f("pk_next_steps")),
+        sa.UniqueConstraint("event_id", name=op.f("uq_next_steps_event_id")),
+    )
+    op.create_index("ix_next_steps_user_taken", "next_steps", ["user_id", "taken_at", "id"])
+    op.create_table(
+        "concept_reviews",
+        sa.Column("id", sa.Integer(), nullable=False),
+        sa.Column("user_id", sa.Integer(), nullable=False),
+        sa.Column("concept", sa.String(length=200), nullable=False),
+        sa.Column("card", sa.JSON(), nullable=False),
+        sa.Column("due", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("reviews", sa.Integer(), nullable=False),
+        sa.Column("lapses", sa.Integer(), nullable=False),
+        sa.Column("last_rating", sa.Integer(), nullable=True),
+        sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+        sa.ForeignKeyConstraint(
+            ["user_id"],
+            ["users.id"],
+            name=op.f("fk_concept_reviews_user_id_users"),
+            ondelete="CASCADE",
+        ),
+        sa.PrimaryKeyConstraint("id", name=op.f("pk_concept_reviews")),
+        sa.UniqueConstraint("user_id", "concept", name=op.f("uq_concept_reviews_user_id")),
+    )
+    op.create_index(op.f("ix_concept_reviews_user_id"), "concept_reviews", ["user_id"])
+    op.create_index(op.f("ix_concept_reviews_due"), "concept_reviews", ["due"])
+
+
+def downgrade() -> None:
+    op.drop_table("concept_reviews")
+    op.drop_table("next_steps")
+    with op.batch_alter_table("evaluation_events") as batch:
+        batch.drop_index(batch.f("ix_evaluation_events_planned_at"))
+        batch.drop_column("planned_at")

@@ -1,0 +1,108 @@
+"""The learning loop's pages: take the next step, the Review page (spaced review with FSRS) and
+the Progress page (the learner model: mastery on the knowledge graph, evidence, misconceptions)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Form, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from tutorgraph import practice
+from tutorgraph.api.deps import CurrentUser, NowDep, SessionDep
+from tutorgraph.api.unit_of_work import UnitOfWorkRoute
+from tutorgraph.errors import InputError
+from tutorgraph.knowledge import find_topic, shipped_domains
+from tutorgraph.learning import planner, progress, reviews
+from tutorgraph.web.knowledge_svg import mastery_layout
+from tutorgraph.web.templating import remember_user, render
+
+router = APIRouter(route_class=UnitOfWorkRoute, include_in_schema=False)
+
+STEP_WORDS = {
+    "retry": "Try again",
+    "tutor": "Another explanation",
+    "remediate": "Go back a step",
+    "practice": "Practise",
+    "lesson": "Next lesson",
+    "review": "Review",
+}
+
+
+@router.post("/next")
+def take_next(
+    session: SessionDep,
+    user: CurrentUser,
+    now: NowDep,
+    step_id: Annotated[int | None, Form()] = None,
+) -> Response:
+    """The Continue button: take the step shown (or the current one) and go there."""
+    url = planner.take(session, user=user, step_id=step_id, now=now)
+    return RedirectResponse(url, status_code=303)
+
+
+@router.get("/review", response_class=HTMLResponse)
+def review_page(request: Request, session: SessionDep, user: CurrentUser, now: NowDep) -> Response:
+    remember_user(request, user)
+    planner.plan_pending(session, user_id=user.id)
+    items = reviews.queue(session=session, user_id=user.id, now=now)
+    titles = {item.concept: _title(item.concept) for item in items}
+    return render(
+        request,
+        "review.html",
+        {
+            "due": [i for i in items if i.is_due],
+            "later": [i for i in items if not i.is_due],
+            "titles": titles,
+            "now": now,
+            "round_length": reviews.REVIEW_ROUND,
+        },
+    )
+
+
+@router.post("/review")
+def start_review(
+    session: SessionDep,
+    user: CurrentUser,
+    concept: Annotated[str, Form(max_length=200)],
+) -> Response:
+    """A short practice round on one concept: the review."""
+    found = find_topic(concept)
+    if found is None:
+        raise InputError(f"concept: {concept!r} is not a concept of the knowledge base")
+    quiz = practice.start_round(
+        session=session,
+        user_id=user.id,
+        domain=found[0].name,
+        topic=concept,
+        length=reviews.REVIEW_ROUND,
+    )
+    return RedirectResponse(f"/quiz/{quiz.id}", status_code=303)
+
+
+@router.get("/progress", response_class=HTMLResponse)
+def progress_page(request: Request, session: SessionDep, user: CurrentUser) -> Response:
+    remember_user(request, user)
+    planner.plan_pending(session, user_id=user.id)
+    model = progress.learner_model(session, user_id=user.id)
+    grouped = model.by_domain()
+    graphs = {
+        name: mastery_layout(
+            kb,
+            {c.concept: c.mastery for c in grouped.get(name, [])},
+            {c.concept: c.bloom_reached for c in grouped.get(name, []) if c.bloom_reached},
+        )
+        for name, kb in shipped_domains().items()
+        if name in grouped
+    }
+    domain_titles = {name: kb.domain.title for name, kb in shipped_domains().items()}
+    return render(
+        request,
+        "progress.html",
+        {"model": model, "graphs": graphs, "grouped": grouped, "domain_titles": domain_titles},
+    )
+
+
+def _title(concept: str) -> str:
+    found = find_topic(concept)
+    return found[0].topic(concept).title if found else concept
