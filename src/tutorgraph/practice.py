@@ -55,7 +55,9 @@ class QuestionOut(BaseModel):
 class AnsweredOut(QuestionOut):
     answer: str
     result: dict[str, Any]
-    reference_answer: str  # shown beside the learner's answer once it is graded
+    # shown beside the learner's answer once it is graded (empty while the question waits to
+    # be tried again)
+    reference_answer: str
     can_retry: bool = False
 
 
@@ -83,12 +85,14 @@ def _question(q: Any) -> QuestionOut:
 
 
 def round_out(progress: Progress) -> RoundOut:
+    # A question asked again and not yet answered keeps its model answer back until then.
+    pending = {q.source_id for q in progress.questions if q.id not in progress.answers}
     answered = [
         AnsweredOut(
             **_question(q).model_dump(),
             answer=progress.answers[q.id].answer,
             result=progress.answers[q.id].result,
-            reference_answer=q.reference_answer,
+            reference_answer="" if q.source_id in pending else q.reference_answer,
             can_retry=can_retry(progress, q),
         )
         for q in progress.questions

@@ -87,7 +87,7 @@ def test_a_missed_question_comes_back_with_a_hint_a_good_one_cannot(client: Test
     missed = client.post(f"{url}/answers", json={"answer": "no idea"}, headers=headers).json()
     assert missed["result"]["decision"] == "RETRY"
     first = missed["round"]["answered"][0]
-    assert first["reference_answer"]
+    assert first["reference_answer"] == ""  # kept back while the question waits for a retry
     # the path planner asked it again, next, with a hint; by hand it cannot be queued twice
     assert missed["next"]["kind"] == "retry" and missed["next"]["decision"] == "RETRY"
     again = missed["round"]

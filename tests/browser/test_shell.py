@@ -23,7 +23,7 @@ def test_register_log_in_and_see_the_home_page(page: Page, live_server: LiveServ
     expect(page.get_by_test_id("current-user")).to_have_text("Grace Hopper")
     nav = page.get_by_role("navigation", name="Main")
     expect(nav.get_by_role("link")).to_have_text(
-        ["Learn", "Explore", "Assess", "Practice", "Interview", "Create"]
+        ["Learn", "Explore", "Assess", "Practice", "Review", "Progress", "Interview", "Create"]
     )
 
 

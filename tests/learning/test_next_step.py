@@ -115,6 +115,13 @@ def test_mastered_moves_to_the_next_ready_concept_and_names_the_review_date() ->
     assert "09 Dec 2026" in step.reason
 
 
+def test_one_excellent_answer_is_not_a_mastered_concept() -> None:
+    graded = practice_answer("MASTERED", score=0.95)
+    early = plan(graded, KB, Situation(mastery={"iterators-generators": 0.57}))
+    assert early.decision == "PROCEED" and early.target["start_topic"] == "iterators-generators"
+    assert early.target["above"] == "understand"
+
+
 def test_next_concept_prefers_ready_concepts_that_build_on_the_one_mastered() -> None:
     mastery = {
         "python-data-model": 0.9,
@@ -138,8 +145,8 @@ def test_hint_names_a_misconception_in_the_knowledge_base_words() -> None:
     topic = KB.topic("iterators-generators")
     misconception = topic.misconceptions[0]
     text = hint(practice_answer("RETRY", misconceptions=(misconception.id,)), topic)
-    assert text.startswith("Careful:")
-    assert misconception.description.rstrip(".")[1:] in text
+    assert text.startswith("Careful, a common mix-up is ")
+    assert misconception.description.rstrip(".").split(" ", 1)[1] in text
 
 
 def test_teaching_modes_rotate() -> None:

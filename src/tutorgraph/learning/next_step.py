@@ -14,7 +14,9 @@ the practice round, lessons, the review date), so every rule is unit-tested with
 | PROCEED            | the next question up the Bloom ladder (the round's next, or a new round     |
 |                    | above the level reached); none left above it: as MASTERED                  |
 | MASTERED           | the next concept in prerequisite order (ready ones first) and a review,    |
-|                    | scheduled by FSRS, for this one                                            |
+|                    | scheduled by FSRS, for this one; while the concept's mastery is still      |
+|                    | below MASTERED_MASTERY (one excellent answer is not a mastered concept)    |
+|                    | it goes on as PROCEED                                                      |
 """
 
 from __future__ import annotations
@@ -129,6 +131,8 @@ def plan(graded: Graded, kb: KnowledgeBase | None, situation: Situation) -> Step
         if weakest is None:
             return _alternate(graded, topic, situation, escalated=True)
         return _remediate(graded, topic, weakest, situation)
+    if decision == "MASTERED" and situation.mastery.get(topic.id, 0.0) < MASTERED_MASTERY:
+        decision = "PROCEED"
     if decision == "PROCEED":
         proceed = _proceed(graded, kb, topic, situation)
         if proceed is not None:
@@ -173,7 +177,7 @@ def hint(graded: Graded, topic: Topic) -> str:
     for misconception_id in graded.misconceptions[:1]:
         known = topic.misconception(misconception_id)
         if known is not None:
-            parts.append(f"Careful: {_sentence(known.description)} is a common mix-up.")
+            parts.append(f"Careful, a common mix-up is {_mix_up(known.description)}.")
     if graded.missing_key_points:
         used = set(words(graded.question)) | set(words(graded.answer))
         cue = _cue_words(graded.missing_key_points[0], used)
@@ -196,9 +200,13 @@ def _cue_words(point: str, used: set[str]) -> list[str]:
     return seen[:HINT_WORDS]
 
 
-def _sentence(text: str) -> str:
-    text = text.strip().rstrip(".")
-    return f"“{text[0].lower()}{text[1:]}”" if text else ""
+def _mix_up(description: str) -> str:
+    """A knowledge-base misconception ("Believes X.") as what the mix-up is ("believing X")."""
+    text = description.strip().rstrip(".")
+    first, _, rest = text.partition(" ")
+    if first.lower() == "believes" and rest:
+        return f"believing {rest}"
+    return f"this: {text[:1].lower()}{text[1:]}"
 
 
 def _retry(graded: Graded, topic: Topic, situation: Situation) -> Step:

@@ -1,0 +1,112 @@
+"""The learning loop in a browser: every grade decides what comes next."""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.accounts import register_and_log_in
+from tests.browser.chat import page_overflow
+from tests.fakes.live_server import LiveServer
+from tutorgraph.knowledge import get_domain
+from tutorgraph.store.models import utcnow
+
+pytestmark = pytest.mark.browser
+
+TOPIC = get_domain("python").topic("python-data-model")
+MIX_UP = (
+    "Every object has a value, and the is operator compares the values, so is and == are the same."
+)
+
+
+def answer(page: Page, text: str) -> None:
+    page.get_by_label("Your answer").fill(text)
+    page.get_by_role("button", name="Submit answer").click()
+    expect(page.get_by_test_id("last-result")).to_be_visible()
+
+
+def test_wrong_retry_alternate_then_right_and_its_review_and_progress(
+    page: Page, seeded_server: LiveServer
+) -> None:
+    base = seeded_server.url
+    register_and_log_in(page, base)
+    page.goto(base + "/")
+    expect(page.get_by_test_id("next-step")).to_contain_text("Start")  # nothing graded yet
+
+    page.get_by_role("navigation", name="Main").get_by_role("link", name="Practice").click()
+    page.get_by_label("Topic").select_option("python/python-data-model")
+    page.get_by_role("button", name="Start practising").click()
+    question = page.get_by_test_id("question-text").inner_text()
+    reference = next(
+        q.reference_answer
+        for q in TOPIC.questions
+        if " ".join(q.text.split())[:40] in " ".join(question.split())
+    )
+
+    # 1. wrong -> RETRY: the same question again, with a hint
+    answer(page, "no idea")
+    expect(page.get_by_test_id("decision")).to_have_text("Try it again")
+    step = page.get_by_test_id("next-step")
+    expect(step).to_have_attribute("data-kind", "retry")
+    expect(page.get_by_role("heading", name=re.compile("attempt 2"))).to_be_visible()
+    expect(page.get_by_test_id("hint")).to_contain_text("think about")
+
+    # 2. still wrong, with a misconception -> ALTERNATE: the tutor, another way
+    answer(page, MIX_UP)
+    step = page.get_by_test_id("next-step")
+    expect(step).to_have_attribute("data-kind", "tutor")
+    expect(step).to_contain_text("explained another way")
+    expect(page.get_by_test_id("hint")).to_contain_text("common mix-up")  # attempt 3 waits
+    round_url = page.url.split("#")[0]
+
+    page.goto(base + "/progress")
+    mix_up = page.locator("[data-misconception='is-equals-equality']")
+    expect(mix_up).to_have_attribute("data-status", "open")
+    expect(mix_up).to_contain_text("the is operator compares the values")  # the learner's words
+
+    page.goto(round_url)
+    page.get_by_test_id("next-step").get_by_role("button", name="Continue").click()
+    expect(page).to_have_url(re.compile(r"/learn/python-engineering/python-data-model"))
+    expect(page).not_to_have_url(re.compile("ask="))  # asked once; a reload does not ask again
+    log = page.get_by_role("log", name="Conversation")
+    expect(log.get_by_test_id("user-message")).to_contain_text("another way")
+    expect(page.get_by_role("radio", name="ELI5")).to_have_attribute("aria-checked", "true")
+    expect(page.get_by_role("button", name="Send", exact=True)).to_be_enabled()
+    expect(log.get_by_test_id("assistant-message").last).not_to_be_empty()
+
+    # 3. back via the home page's Continue: the question, attempt 3 -> right -> PROCEED
+    page.goto(base + "/")
+    home_step = page.get_by_test_id("next-step")
+    expect(home_step).to_contain_text("Continue practising Objects, types and mutability")
+    home_step.get_by_role("button", name="Continue").click()
+    expect(page.get_by_role("heading", name=re.compile("attempt 3"))).to_be_visible()
+    answer(page, reference)
+    expect(page.get_by_test_id("next-step")).to_contain_text("Next question")
+
+    # the misconception is cleared by the good answer; the evidence shows what moved mastery
+    page.goto(base + "/progress")
+    expect(mix_up).to_have_attribute("data-status", "cleared")
+    expect(page.get_by_test_id("progress-graph").first).to_be_visible()
+    page.get_by_text("What moved Objects, types and mutability").click()
+    expect(page.get_by_test_id("evidence-python-data-model")).to_contain_text("mastery")
+
+    # the review queue: the concept comes due on its FSRS date
+    page.goto(base + "/review")
+    upcoming = page.get_by_test_id("upcoming-reviews").locator("[data-concept='python-data-model']")
+    expect(upcoming).to_be_visible()
+    due_text = upcoming.locator("td").nth(1).inner_text()
+    expect(page.get_by_test_id("nothing-due")).to_be_visible()
+    seeded_server.app.state.clock = lambda: utcnow() + timedelta(days=30)
+    page.reload()
+    due = page.get_by_test_id("due-reviews").locator("[data-concept='python-data-model']")
+    expect(due).to_contain_text(f"due {due_text}")
+    due.get_by_role("button").click()
+    expect(page.get_by_test_id("round-progress")).to_have_text("0 of 3 answered")
+
+    page.set_viewport_size({"width": 390, "height": 800})
+    for path in ("/progress", "/review", "/"):
+        page.goto(base + path)
+        assert page_overflow(page)["width"] <= 390, path
