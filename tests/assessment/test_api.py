@@ -69,6 +69,15 @@ def test_an_assessment_runs_from_first_question_to_report(client: TestClient) ->
         f"/api/v1/assessments/{started['id']}/answers", json=DONT_KNOW, headers=headers
     )
     assert again.status_code == 409
+    # the learning loop: every answer is a review of its topic; the plan's other topics are
+    # scheduled into the review queue by phase (the first at once), read once however often
+    # the finished assessment is fetched
+    client.get(f"/api/v1/assessments/{started['id']}", headers=headers)
+    reviews = {r["concept"]: r for r in client.get("/api/v1/me/reviews", headers=headers).json()}
+    assert all(reviews[topic]["reviews"] == 1 for topic in topics)
+    planned = {t for phase in report["plan"]["phases"] for t in phase["topics"]}
+    assert planned <= set(reviews)
+    assert client.get("/api/v1/me/next", headers=headers).json()["step_id"] is None
 
 
 def test_only_the_owner_sees_an_assessment(client: TestClient) -> None:

@@ -58,6 +58,11 @@ def test_an_inline_quiz_card_moves_mastery_once_per_learner(
     assert body["correct_index"] is None and body["explanation"] is None  # nothing given away
     assert body["feedback"] and quiz.options[quiz.correct_index] not in body["feedback"]
     assert body["mastery"]["after"] <= body["mastery"]["before"]
+    # the first answer is a review of the card's concept (FSRS), and evidence of progress
+    [review] = client.get("/api/v1/me/reviews", headers=headers).json()
+    assert review["concept"] == body["mastery"]["concept"] and review["lapses"] == 1
+    [concept] = client.get("/api/v1/me/progress", headers=headers).json()["concepts"]
+    assert concept["evidence"][0]["source"] == "tutor_quiz"
 
     retry = _answer(client, headers, lesson, first_chat, quiz, quiz.correct_index).json()
     assert retry["correct"] is True and retry["recorded"] is False  # a second try is no evidence

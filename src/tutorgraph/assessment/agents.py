@@ -98,6 +98,15 @@ async def evaluate_response(
     model: Model, evaluator: Evaluator, topic: Topic, question: QuestionOutput, answer: str
 ) -> EvaluationOutput:
     """Grade with the grading engine, then ask the evaluator agent for level and evidence."""
+    output, _ = await evaluate_answer(model, evaluator, topic, question, answer)
+    return output
+
+
+async def evaluate_answer(
+    model: Model, evaluator: Evaluator, topic: Topic, question: QuestionOutput, answer: str
+) -> tuple[EvaluationOutput, list[str]]:
+    """`evaluate_response`, and the ids of the known misconceptions the answer showed (for the
+    learner's misconception ledger)."""
     verdict, _warnings = await evaluator.verdict(  # the evaluator logs its own warnings
         enrich_request(grading_request(topic, question, answer))
     )
@@ -129,7 +138,8 @@ async def evaluate_response(
     output = await model.structured(
         EvaluationOutput, messages, agent=EVALUATION_AGENT, inputs=request
     )
-    return output.model_copy(update={"evidence": output.evidence[:MAX_EVIDENCE]})
+    trimmed = output.model_copy(update={"evidence": output.evidence[:MAX_EVIDENCE]})
+    return trimmed, list(verdict.misconceptions)
 
 
 def demonstrated_understanding(verdict: Verdict) -> float:

@@ -140,7 +140,7 @@ async def evaluate_response(state: AssessmentState, runtime: Ctx) -> AssessmentU
     if question is None:
         raise RuntimeError("evaluate_response reached without a question")
     topic = get_domain(state["domain"]).topic(question["topic"])
-    output = await agents.evaluate_response(
+    output, misconceptions = await agents.evaluate_answer(
         runtime.context.model,
         runtime.context.evaluator,
         topic,
@@ -167,6 +167,7 @@ async def evaluate_response(state: AssessmentState, runtime: Ctx) -> AssessmentU
         "answer": state["pending_answer"],
         "confidence": evaluation["confidence"],
         "demonstrated_bloom": evaluation["bloom_level"],
+        "misconceptions": misconceptions,
     }
     log.info(
         "assessment answer to %s: confidence %.2f, demonstrated %s",

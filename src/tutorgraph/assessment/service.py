@@ -17,6 +17,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.types import Command, StateSnapshot
 from pydantic import BaseModel
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from tutorgraph.assessment.context import AssessmentContext
 from tutorgraph.assessment.graph import compile_graph
@@ -30,8 +31,11 @@ from tutorgraph.assessment.state import (
     Status,
 )
 from tutorgraph.errors import ConflictError, InputError, NotFoundError
+from tutorgraph.grading.decision import decide
 from tutorgraph.grading.evaluator import Evaluator
+from tutorgraph.grading.events import EVENT_TEXT_CHARS, store_event
 from tutorgraph.knowledge import TARGET_LEVELS, TargetLevel, get_domain, shipped_domains
+from tutorgraph.learning import reviews
 from tutorgraph.limits import require_answer
 from tutorgraph.llm import Model
 from tutorgraph.store.db import Database
@@ -63,6 +67,7 @@ class ReviewItem(BaseModel):
     answer: str | None
     confidence: float | None
     demonstrated_bloom: str | None
+    misconceptions: list[str] = []
 
 
 class AssessmentReport(BaseModel):
@@ -155,6 +160,7 @@ def review(values: AssessmentState) -> list[ReviewItem]:
                 answer=response["answer"] if response else None,
                 confidence=response["confidence"] if response else None,
                 demonstrated_bloom=response["demonstrated_bloom"] if response else None,
+                misconceptions=list(response.get("misconceptions", [])) if response else [],
             )
         )
     return items
@@ -289,6 +295,8 @@ class AssessmentService:
                 raise NotFoundError(f"no assessment {assessment_id}")
             row.updated_at = utcnow()
             if report is not None:
+                if row.status != "complete" and row.user_id is not None:
+                    _into_learning_loop(session, row, report)
                 row.status = "complete"
                 row.report = report.model_dump(mode="json")
             return row
@@ -305,6 +313,42 @@ class AssessmentService:
                 .order_by(Assessment.created_at.desc())
             ).all()
             return [_summary(row) for row in rows]
+
+
+def _into_learning_loop(session: Session, row: Assessment, report: AssessmentReport) -> None:
+    """A finished assessment feeds the learning loop once: every answer is an evaluation event
+    (a review of its topic and evidence for the misconception ledger), and the plan's phases
+    are scheduled into the learner's review queue."""
+    assert row.user_id is not None
+    for item in report.review:
+        if item.answer is None or item.confidence is None:
+            continue
+        store_event(
+            session,
+            user_id=row.user_id,
+            concept=item.topic_id,
+            score=item.confidence,
+            decision=decide(score=item.confidence, error_type=None, difficulty=3, mastery=0.0),
+            payload={
+                "source": {
+                    "kind": "assessment",
+                    "domain": report.domain,
+                    "assessment_id": row.id,
+                    "bloom_level": item.demonstrated_bloom,
+                },
+                "concept": item.topic_id,
+                "score": item.confidence,
+                "question": item.text[:EVENT_TEXT_CHARS],
+                "answer": item.answer[:EVENT_TEXT_CHARS],
+                "misconceptions": item.misconceptions,
+            },
+        )
+    reviews.schedule_plan(
+        session=session,
+        user_id=row.user_id,
+        phases=[(phase["topics"], phase["estimated_hours"]) for phase in report.plan["phases"]],
+        start=utcnow(),
+    )
 
 
 def _target_level(value: str) -> TargetLevel:

@@ -4,7 +4,7 @@ any checkpointer (SQLite, PostgreSQL) stores and restores without custom seriali
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, NotRequired
 
 from typing_extensions import TypedDict
 
@@ -56,6 +56,8 @@ class ResponseRecord(TypedDict):
     answer: str
     confidence: float
     demonstrated_bloom: str
+    # known misconception ids the answer showed (absent in assessments checkpointed before)
+    misconceptions: NotRequired[list[str]]
 
 
 class KnowledgeNodeState(TypedDict):

@@ -18,7 +18,12 @@ from tutorgraph.grading import alerts, mastery, uncertainty
 from tutorgraph.grading.classify import classify_error
 from tutorgraph.grading.context import enrich_request
 from tutorgraph.grading.decision import decide, needs_alert
-from tutorgraph.grading.events import EVALUATION_COMPLETED, EventBus
+from tutorgraph.grading.events import (
+    EVALUATION_COMPLETED,
+    EVENT_TEXT_CHARS,
+    EventBus,
+    store_event,
+)
 from tutorgraph.grading.feedback import FeedbackInputs, generate_feedback, offline_feedback
 from tutorgraph.grading.judge import judge
 from tutorgraph.grading.keypoints import stated_misconceptions
@@ -34,9 +39,6 @@ from tutorgraph.grading.types import (
 from tutorgraph.llm import Model
 from tutorgraph.offload import run_cpu_bound
 from tutorgraph.settings import GradingSettings
-from tutorgraph.store.models import EvaluationEvent
-
-EVENT_TEXT_CHARS = 2000  # the question and answer kept in an event, for the learner's evidence
 
 log = logging.getLogger(__name__)
 
@@ -265,16 +267,14 @@ class Evaluator:
             )
             update["alert_id"] = alert.id
         result = result.model_copy(update=update)
-        session.add(
-            EvaluationEvent(
-                user_id=user_id,
-                concept=request.concept or "",
-                score=result.score,
-                decision=result.decision,
-                payload=self._event_payload(request, result, user_id, source),
-            )
+        store_event(
+            session,
+            user_id=user_id,
+            concept=request.concept or "",
+            score=result.score,
+            decision=result.decision,
+            payload=self._event_payload(request, result, user_id, source),
         )
-        session.flush()
         return result
 
     @staticmethod

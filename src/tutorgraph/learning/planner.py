@@ -32,6 +32,9 @@ from tutorgraph.store.models import EvaluationEvent, NextStep, QuizSession, User
 log = logging.getLogger(__name__)
 
 BATCH = 200  # events planned per call; the rest on the next call
+# Answers given inside a flow that decides its own next question (a tutor chat's quiz card, an
+# assessment) are reviews and evidence, but set no next step.
+STEPLESS_SOURCES = frozenset({"tutor_quiz", "assessment"})
 Clock = Callable[[], datetime]
 
 
@@ -99,6 +102,9 @@ def plan_event(session: Session, event_id: int) -> bool:
             at=event.created_at,
         )
         review_due = card.due
+    if graded.source in STEPLESS_SOURCES:
+        event.planned_at = now
+        return True
     step = next_step.plan(graded, kb, _situation(session, user, graded, kb, review_due))
     if step.requeue is not None:
         practice.queue_again(

@@ -16,7 +16,7 @@ off so a schedule is reproducible. Due reviews become short practice rounds (`RE
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from fsrs import Card, Rating, Scheduler, State
 from sqlalchemy import select
@@ -83,6 +83,25 @@ def schedule(
     session.add(row)
     session.flush()
     return row
+
+
+STUDY_HOURS_PER_WEEK = 5.0  # the pace a learning plan's phases are scheduled at
+
+
+def schedule_plan(
+    *, session: Session, user_id: int, phases: list[tuple[list[str], float]], start: datetime
+) -> int:
+    """Put a learning plan's phases into the review queue: each phase's concepts come due when
+    the phase starts, at STUDY_HOURS_PER_WEEK (phase 1 at once). Returns how many were added."""
+    added = 0
+    offset_hours = 0.0
+    for concepts, hours in phases:
+        due = start + timedelta(weeks=offset_hours / STUDY_HOURS_PER_WEEK)
+        for concept in concepts:
+            if schedule(session=session, user_id=user_id, concept=concept, due=due) is not None:
+                added += 1
+        offset_hours += hours
+    return added
 
 
 @dataclass(frozen=True)

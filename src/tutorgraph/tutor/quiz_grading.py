@@ -29,6 +29,7 @@ from sqlalchemy.orm import Session
 
 from tutorgraph.errors import InputError, NotFoundError
 from tutorgraph.grading import mastery
+from tutorgraph.grading.events import EVENT_TEXT_CHARS, store_event
 from tutorgraph.store.models import (
     ExplorationSession,
     Lesson,
@@ -182,10 +183,28 @@ def grade_choice(
     concept = card_concept(card, lesson)
     move: MasteryMove | None = None
     if concept is not None and first:
+        score = 1.0 if correct else 0.0
         change = mastery.record_score(
-            session=session, user_id=user_id, concept=concept, score=1.0 if correct else 0.0
+            session=session, user_id=user_id, concept=concept, score=score
         )
         move = MasteryMove(concept=concept, before=change.before.wma, after=change.after.wma)
+        # evidence for the learner's Progress page and a review of the concept (FSRS)
+        store_event(
+            session,
+            user_id=user_id,
+            concept=concept,
+            score=score,
+            decision="MASTERED" if correct else "RETRY",
+            payload={
+                "source": {"kind": "tutor_quiz", "quiz_id": card.id},
+                "concept": concept,
+                "score": score,
+                "question": card.question[:EVENT_TEXT_CHARS],
+                "answer": card.options[selected_index][:EVENT_TEXT_CHARS],
+                "misconceptions": [],
+                "mastery": {"before": change.before.__dict__, "after": change.after.__dict__},
+            },
+        )
     elif concept is not None:
         now = mastery.current_mastery(session=session, user_id=user_id, concept=concept).wma
         move = MasteryMove(concept=concept, before=now, after=now)
