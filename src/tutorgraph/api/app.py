@@ -26,6 +26,7 @@ from tutorgraph.api.routes import (
     me,
     practice,
     search,
+    teach,
     tutor,
     tutor_session,
 )
@@ -45,6 +46,7 @@ from tutorgraph.store.models import utcnow
 from tutorgraph.web import assess, explore, learn, pages
 from tutorgraph.web import loop as loop_pages
 from tutorgraph.web import practice as practice_pages
+from tutorgraph.web import teach as teach_pages
 from tutorgraph.web.templating import STATIC_DIR
 
 log = logging.getLogger(__name__)
@@ -108,6 +110,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     api.include_router(tutor_session.router)
     api.include_router(assessments.router)
     api.include_router(me.router)
+    api.include_router(teach.router)
     app.include_router(api)
     app.include_router(health.router)
     if settings.api_docs_public:
@@ -117,6 +120,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(assess.router)
     app.include_router(explore.router)
     app.include_router(loop_pages.router)
+    app.include_router(teach_pages.router)
     app.include_router(pages.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     install_exception_handlers(app)

@@ -264,6 +264,7 @@ class Evaluator:
                 concept=request.concept or "",
                 score=result.score,
                 question=request.question,
+                answer=request.answer,
             )
             update["alert_id"] = alert.id
         result = result.model_copy(update=update)

@@ -148,6 +148,23 @@ class CourseShare(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
+class CourseEnrollment(Base):
+    """A learner studying a course, or an instructor teaching it: the cohort an instructor's
+    dashboard shows. Learners enrol by opening a lesson or joining by share link; the owner or
+    an admin assigns instructors."""
+
+    __tablename__ = "course_enrollments"
+    __table_args__ = (UniqueConstraint("learning_path_id", "user_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    learning_path_id: Mapped[int] = mapped_column(
+        ForeignKey("learning_paths.id", ondelete="CASCADE")
+    )
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    role: Mapped[str] = mapped_column(String(20), default="learner")  # learner | instructor
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
 class Module(Base):
     __tablename__ = "modules"
 
@@ -399,8 +416,10 @@ class InstructorAlert(Base):
     score: Mapped[float] = mapped_column(Float)
     question: Mapped[str] = mapped_column(Text, default="")
     message: Mapped[str] = mapped_column(Text, default="")
+    answer: Mapped[str] = mapped_column(Text, default="", server_default="")
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
-    read_at: Mapped[datetime | None] = mapped_column()
+    read_at: Mapped[datetime | None] = mapped_column()  # handled by an instructor
+    handled_by: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
 
 
 class EvaluationEvent(Base):

@@ -7,6 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
+from tutorgraph import instructor
 from tutorgraph.api.deps import CurrentUser, OptionalUser, SessionDep
 from tutorgraph.api.unit_of_work import UnitOfWorkRoute
 from tutorgraph.content.rendering import render_markdown
@@ -61,6 +62,8 @@ def lesson_page(
     remember_user(request, user)
     course = courses.get_course(session=session, slug=slug, user=user)
     lesson = courses.get_lesson_by_slug(session=session, course=course, slug=lesson_slug)
+    if user is not None:  # studying a lesson enrols the learner in the course's cohort
+        instructor.enroll(session, course=course, user_id=user.id)
     ordered = courses.course_lessons(course)
     position = [item.id for item in ordered].index(lesson.id)
     done = courses.completed_lesson_ids(session=session, user=user)

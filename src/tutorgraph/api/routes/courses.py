@@ -6,8 +6,9 @@ from datetime import datetime
 from typing import Literal
 
 from fastapi import APIRouter, Response
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
+from tutorgraph import instructor
 from tutorgraph.api.deps import CurrentUser, OptionalUser, SessionDep
 from tutorgraph.api.openapi_problems import problem_responses
 from tutorgraph.api.unit_of_work import UnitOfWorkRoute
@@ -163,6 +164,35 @@ def change_visibility(
     return course_out(course, "my", done)
 
 
+class InstructorIn(BaseModel):
+    email: str = Field(max_length=320)
+
+
+class EnrollmentOut(BaseModel):
+    course: str
+    user_id: int
+    role: str
+
+
+@router.post("/{slug}/enroll", responses=problem_responses(404))
+def enroll(slug: str, session: SessionDep, user: CurrentUser) -> EnrollmentOut:
+    """Join the course's cohort (opening one of its lessons does this too): its instructors
+    then see your progress on its concepts."""
+    course = courses.get_course(session=session, slug=slug, user=user)
+    row = instructor.enroll(session, course=course, user_id=user.id)
+    return EnrollmentOut(course=course.slug, user_id=user.id, role=row.role)
+
+
+@router.post("/{slug}/instructors", responses=problem_responses(403, 404, 422))
+def add_instructor(
+    slug: str, body: InstructorIn, session: SessionDep, user: CurrentUser
+) -> EnrollmentOut:
+    """Make a user with the instructor role an instructor of the course (owner or admin)."""
+    course = courses.get_course(session=session, slug=slug, user=user)
+    teacher = instructor.assign_instructor(session, course=course, actor=user, email=body.email)
+    return EnrollmentOut(course=course.slug, user_id=teacher.id, role="instructor")
+
+
 shares_router = APIRouter(route_class=UnitOfWorkRoute, prefix="/shares", tags=["courses"])
 
 
@@ -170,6 +200,8 @@ shares_router = APIRouter(route_class=UnitOfWorkRoute, prefix="/shares", tags=["
 def accept_share(token: str, session: SessionDep, user: CurrentUser) -> CourseOut:
     """Accept a share link: the course appears under Shared with Me."""
     course = courses.join_by_token(session=session, token=token, user=user)
+    if course.created_by != user.id:
+        instructor.enroll(session, course=course, user_id=user.id)
     done = courses.completed_lesson_ids(session=session, user=user)
     section: courses.Section = "my" if course.created_by == user.id else "shared"
     return course_out(course, section, done)

@@ -7,11 +7,12 @@ from datetime import datetime
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field, model_validator
 
+from tutorgraph import instructor
 from tutorgraph.api.deps import CurrentUser, InstructorUser, SessionDep, SettingsDep
 from tutorgraph.api.openapi_problems import problem_responses
 from tutorgraph.api.unit_of_work import UnitOfWorkRoute
 from tutorgraph.errors import NotFoundError, PermissionDeniedError
-from tutorgraph.grading import alerts, mastery
+from tutorgraph.grading import mastery
 from tutorgraph.grading.evaluator import Evaluator, GradeResult
 from tutorgraph.grading.types import GradingRequest, KnownMisconception
 from tutorgraph.knowledge import shipped_domains
@@ -123,26 +124,28 @@ def my_mastery(session: SessionDep, user: CurrentUser) -> list[MasteryRow]:
 
 class AlertOut(BaseModel):
     id: int
-    user_id: int
+    course: str = Field(description="The course whose instructor sees it.")
+    learner: str
     concept: str
+    concept_title: str
     score: float
     question: str
-    message: str
+    answer: str
     created_at: datetime
-    read_at: datetime | None
+    handled_at: datetime | None
 
 
 @router.get("/alerts", responses=problem_responses(403))
 def list_alerts(session: SessionDep, user: InstructorUser, unread: bool = False) -> list[AlertOut]:
-    """Instructor alerts for critical failures (instructors and admins)."""
+    """Alerts for critical failures (score < 0.4) of the learners of the courses you teach, on
+    those courses' concepts (admins: every course)."""
     return [
-        AlertOut.model_validate(a, from_attributes=True)
-        for a in alerts.list_alerts(session=session, unread_only=unread)
+        AlertOut(**a.__dict__)
+        for a in instructor.visible_alerts(session, user=user, open_only=unread)
     ]
 
 
-@router.post("/alerts/{alert_id}/read", responses=problem_responses(403))
+@router.post("/alerts/{alert_id}/read", responses=problem_responses(403, 404))
 def read_alert(alert_id: DbId, session: SessionDep, user: InstructorUser) -> AlertOut:
-    return AlertOut.model_validate(
-        alerts.mark_read(session=session, alert_id=alert_id), from_attributes=True
-    )
+    """Mark an alert handled."""
+    return AlertOut(**instructor.handle_alert(session, user=user, alert_id=alert_id).__dict__)

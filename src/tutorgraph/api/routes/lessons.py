@@ -8,6 +8,7 @@ from typing import Any
 from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
+from tutorgraph import instructor
 from tutorgraph.api.deps import CurrentUser, OptionalUser, SessionDep
 from tutorgraph.api.unit_of_work import UnitOfWorkRoute
 from tutorgraph.store import courses
@@ -49,6 +50,8 @@ class ProgressOut(BaseModel):
 def get_lesson(lesson_id: DbId, session: SessionDep, user: OptionalUser) -> LessonOut:
     lesson = courses.get_lesson(session=session, lesson_id=lesson_id, user=user)
     course = lesson.module.learning_path
+    if user is not None:  # studying a lesson enrols the learner in the course's cohort
+        instructor.enroll(session, course=course, user_id=user.id)
     ordered = courses.course_lessons(course)
     position = [item.id for item in ordered].index(lesson.id)
     done = courses.completed_lesson_ids(session=session, user=user)

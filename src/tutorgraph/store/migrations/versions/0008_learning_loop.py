@@ -1,5 +1,6 @@
 """the learning loop: evaluation events are the path planner's outbox (planned_at), its next
-steps, and one FSRS review card per learner and concept
+steps, one FSRS review card per learner and concept, course enrollments (the cohort an
+instructor sees), and alerts that keep the answer and who handled them
 
 Revision ID: 0008
 Revises: 0007
@@ -75,9 +76,54 @@ def upgrade() -> None:
     )
     op.create_index(op.f("ix_concept_reviews_user_id"), "concept_reviews", ["user_id"])
     op.create_index(op.f("ix_concept_reviews_due"), "concept_reviews", ["due"])
+    op.create_table(
+        "course_enrollments",
+        sa.Column("id", sa.Integer(), nullable=False),
+        sa.Column("learning_path_id", sa.Integer(), nullable=False),
+        sa.Column("user_id", sa.Integer(), nullable=False),
+        sa.Column("role", sa.String(length=20), nullable=False),
+        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        sa.ForeignKeyConstraint(
+            ["learning_path_id"],
+            ["learning_paths.id"],
+            name=op.f("fk_course_enrollments_learning_path_id_learning_paths"),
+            ondelete="CASCADE",
+        ),
+        sa.ForeignKeyConstraint(
+            ["user_id"],
+            ["users.id"],
+            name=op.f("fk_course_enrollments_user_id_users"),
+            ondelete="CASCADE",
+        ),
+        sa.PrimaryKeyConstraint("id", name=op.f("pk_course_enrollments")),
+        sa.UniqueConstraint(
+            "learning_path_id", "user_id", name=op.f("uq_course_enrollments_learning_path_id")
+        ),
+    )
+    op.create_index(op.f("ix_course_enrollments_user_id"), "course_enrollments", ["user_id"])
+    # members who joined by share link are the course's learners
+    op.execute(
+        "INSERT INTO course_enrollments (learning_path_id, user_id, role, created_at) "
+        "SELECT learning_path_id, user_id, 'learner', created_at FROM course_shares"
+    )
+    with op.batch_alter_table("instructor_alerts") as batch:
+        batch.add_column(sa.Column("answer", sa.Text(), server_default="", nullable=False))
+        batch.add_column(sa.Column("handled_by", sa.Integer(), nullable=True))
+        batch.create_foreign_key(
+            batch.f("fk_instructor_alerts_handled_by_users"),
+            "users",
+            ["handled_by"],
+            ["id"],
+            ondelete="SET NULL",
+        )
 
 
 def downgrade() -> None:
+    with op.batch_alter_table("instructor_alerts") as batch:
+        batch.drop_constraint(batch.f("fk_instructor_alerts_handled_by_users"), type_="foreignkey")
+        batch.drop_column("handled_by")
+        batch.drop_column("answer")
+    op.drop_table("course_enrollments")
     op.drop_table("concept_reviews")
     op.drop_table("next_steps")
     with op.batch_alter_table("evaluation_events") as batch:

@@ -1,0 +1,101 @@
+"""The instructor's cohort dashboard: the courses you teach, their learners' mastery per
+concept, common misconceptions with example answers, open alerts, and a CSV export."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from fastapi import APIRouter, Response
+from pydantic import BaseModel, Field
+
+from tutorgraph import instructor
+from tutorgraph.api.deps import InstructorUser, SessionDep
+from tutorgraph.api.openapi_problems import problem_responses
+from tutorgraph.api.routes.grading import AlertOut
+from tutorgraph.api.unit_of_work import UnitOfWorkRoute
+from tutorgraph.store.models import utcnow
+
+router = APIRouter(route_class=UnitOfWorkRoute, prefix="/teach", tags=["instructor"])
+
+
+class TaughtCourse(BaseModel):
+    slug: str
+    title: str
+    learners: int
+
+
+class ConceptCohortOut(BaseModel):
+    concept: str
+    title: str
+    learners: int = Field(description="Learners with a mastery estimate on it.")
+    mean: float | None
+    buckets: list[int] = Field(description="Learners per mastery band: 0-20%, ..., 80-100%.")
+
+
+class ExampleOut(BaseModel):
+    learner: str
+    answer: str
+
+
+class MisconceptionCohortOut(BaseModel):
+    id: str
+    concept: str
+    description: str
+    answers: int
+    learners: int
+    examples: list[ExampleOut]
+
+
+class DashboardOut(BaseModel):
+    course: str
+    title: str
+    learners: int
+    concepts: list[ConceptCohortOut]
+    misconceptions: list[MisconceptionCohortOut]
+    alerts: list[AlertOut]
+    generated_at: datetime
+
+
+@router.get("/courses", responses=problem_responses(403))
+def taught(session: SessionDep, user: InstructorUser) -> list[TaughtCourse]:
+    """The courses you teach (admins: every course)."""
+    return [
+        TaughtCourse(slug=s.course.slug, title=s.course.title, learners=len(s.learner_ids))
+        for s in instructor.scopes(session, user=user)
+    ]
+
+
+@router.get("/courses/{slug}", responses=problem_responses(403, 404))
+def course_dashboard(slug: str, session: SessionDep, user: InstructorUser) -> DashboardOut:
+    """The cohort of a course you teach."""
+    board = instructor.dashboard(session, scope=instructor.scope_of(session, user=user, slug=slug))
+    return DashboardOut(
+        course=board.course.slug,
+        title=board.course.title,
+        learners=board.learners,
+        concepts=[ConceptCohortOut(**c.__dict__) for c in board.concepts],
+        misconceptions=[
+            MisconceptionCohortOut(
+                **{k: v for k, v in m.__dict__.items() if k != "examples"},
+                examples=[ExampleOut(learner=n, answer=a) for n, a in m.examples],
+            )
+            for m in board.misconceptions
+        ],
+        alerts=[AlertOut(**a.__dict__) for a in board.alerts],
+        generated_at=utcnow(),
+    )
+
+
+@router.get(
+    "/courses/{slug}/export.csv",
+    response_class=Response,
+    responses={200: {"content": {"text/csv": {}}}, **problem_responses(403, 404)},
+)
+def export(slug: str, session: SessionDep, user: InstructorUser) -> Response:
+    """Mastery per learner and concept of a course you teach, as CSV."""
+    scope = instructor.scope_of(session, user=user, slug=slug)
+    return Response(
+        instructor.export_csv(session, scope=scope),
+        media_type="text/csv; charset=utf-8",
+        headers={"Content-Disposition": f'attachment; filename="{scope.course.slug}-cohort.csv"'},
+    )

@@ -1,0 +1,354 @@
+"""The instructor's view of a course's cohort: mastery per concept, common misconceptions with
+example answers, open alerts, and a CSV export.
+
+Scope is the privacy rule, decided in one place (`Scope`): an instructor sees a learner's data
+only for a course they teach (an `instructor` enrollment; admins teach every course), only for
+learners enrolled in it, and only on the concepts its lessons teach. A learner enrolled in two
+courses is seen by each course's instructors on that course's concepts alone."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from tutorgraph.errors import InputError, NotFoundError, PermissionDeniedError
+from tutorgraph.grading.alerts import ALERT_TEXT_CHARS
+from tutorgraph.knowledge import find_topic
+from tutorgraph.store.courses import course_lessons
+from tutorgraph.store.models import (
+    ConceptMastery,
+    CourseEnrollment,
+    EvaluationEvent,
+    InstructorAlert,
+    LearningPath,
+    User,
+    utcnow,
+)
+from tutorgraph.store.users import get_user_by_email
+
+TEACHING_ROLES = frozenset({"instructor", "admin"})
+BUCKETS = 5  # mastery distribution: 0-20%, 20-40%, ... 80-100%
+TOP_MISCONCEPTIONS = 10
+EXAMPLES = 3
+EXAMPLE_CHARS = 300
+
+
+# ---- enrollment ---------------------------------------------------------------------------
+
+
+def enroll(
+    session: Session, *, course: LearningPath, user_id: int, role: str = "learner"
+) -> CourseEnrollment:
+    """Enrol a user (idempotent). An instructor's enrollment is never turned into a learner's."""
+    row = session.scalar(
+        select(CourseEnrollment).where(
+            CourseEnrollment.learning_path_id == course.id, CourseEnrollment.user_id == user_id
+        )
+    )
+    if row is None:
+        row = CourseEnrollment(learning_path_id=course.id, user_id=user_id, role=role)
+        session.add(row)
+        session.flush()
+    elif role == "instructor" and row.role != "instructor":
+        row.role = "instructor"
+        session.flush()
+    return row
+
+
+def assign_instructor(
+    session: Session, *, course: LearningPath, actor: User | None, email: str
+) -> User:
+    """The course's owner (or an admin; `actor` None: the operator at the terminal) makes a
+    user with the instructor role its instructor."""
+    if actor is not None and actor.role != "admin" and course.created_by != actor.id:
+        raise PermissionDeniedError("only the course's owner or an admin assigns instructors")
+    user = get_user_by_email(session=session, email=email)
+    if user is None:
+        raise NotFoundError(f"no user with the email {email!r}")
+    if user.role not in TEACHING_ROLES:
+        raise InputError(
+            f"email: {email} has the {user.role} role; an admin gives them the instructor role "
+            "first (tutorgraph users set-role)"
+        )
+    enroll(session, course=course, user_id=user.id, role="instructor")
+    return user
+
+
+# ---- scope ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What one instructor may see of one course."""
+
+    course: LearningPath
+    learner_ids: frozenset[int]
+    concepts: tuple[str, ...]  # in lesson order
+
+
+def taught_courses(session: Session, *, user: User) -> list[LearningPath]:
+    if user.role not in TEACHING_ROLES:
+        return []
+    query = select(LearningPath).order_by(LearningPath.order_index, LearningPath.title)
+    if user.role != "admin":
+        query = query.join(
+            CourseEnrollment, CourseEnrollment.learning_path_id == LearningPath.id
+        ).where(CourseEnrollment.user_id == user.id, CourseEnrollment.role == "instructor")
+    return list(session.scalars(query))
+
+
+def scope_of(session: Session, *, user: User, slug: str) -> Scope:
+    """The course's scope for this instructor; a course they do not teach does not exist."""
+    course = next((c for c in taught_courses(session, user=user) if c.slug == slug), None)
+    if course is None:
+        raise NotFoundError(f"you teach no course {slug!r}")
+    return _scope(session, course)
+
+
+def _scope(session: Session, course: LearningPath) -> Scope:
+    learners = frozenset(
+        session.scalars(
+            select(CourseEnrollment.user_id).where(
+                CourseEnrollment.learning_path_id == course.id,
+                CourseEnrollment.role == "learner",
+            )
+        )
+    )
+    concepts: list[str] = []
+    for lesson in course_lessons(course):
+        for concept in lesson.concepts or []:
+            if str(concept) not in concepts:
+                concepts.append(str(concept))
+    return Scope(course, learners, tuple(concepts))
+
+
+def scopes(session: Session, *, user: User) -> list[Scope]:
+    return [_scope(session, course) for course in taught_courses(session, user=user)]
+
+
+# ---- alerts ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AlertView:
+    id: int
+    course: str
+    learner: str
+    concept: str
+    concept_title: str
+    score: float
+    question: str
+    answer: str
+    created_at: datetime
+    handled_at: datetime | None
+
+
+def alerts(session: Session, *, scope: Scope, open_only: bool = True) -> list[AlertView]:
+    if not scope.learner_ids or not scope.concepts:
+        return []
+    query = (
+        select(InstructorAlert, User.name)
+        .join(User, User.id == InstructorAlert.user_id)
+        .where(
+            InstructorAlert.user_id.in_(scope.learner_ids),
+            InstructorAlert.concept.in_(scope.concepts),
+        )
+        .order_by(InstructorAlert.id.desc())
+    )
+    if open_only:
+        query = query.where(InstructorAlert.read_at.is_(None))
+    return [
+        AlertView(
+            id=alert.id,
+            course=scope.course.slug,
+            learner=name,
+            concept=alert.concept,
+            concept_title=concept_title(alert.concept),
+            score=alert.score,
+            question=alert.question,
+            answer=alert.answer,
+            created_at=alert.created_at,
+            handled_at=alert.read_at,
+        )
+        for alert, name in session.execute(query)
+    ]
+
+
+def visible_alerts(session: Session, *, user: User, open_only: bool) -> list[AlertView]:
+    """Every alert this instructor may see, across the courses they teach (each once)."""
+    seen: set[int] = set()
+    found = []
+    for scope in scopes(session, user=user):
+        for alert in alerts(session, scope=scope, open_only=open_only):
+            if alert.id not in seen:
+                seen.add(alert.id)
+                found.append(alert)
+    return sorted(found, key=lambda a: -a.id)
+
+
+def handle_alert(session: Session, *, user: User, alert_id: int) -> AlertView:
+    """Mark an alert handled; one outside the instructor's courses does not exist for them."""
+    mine = {a.id: a for a in visible_alerts(session, user=user, open_only=False)}
+    alert = session.get(InstructorAlert, alert_id)
+    if alert is None or alert_id not in mine:
+        raise NotFoundError(f"no alert {alert_id}")
+    if alert.read_at is None:
+        alert.read_at, alert.handled_by = utcnow(), user.id
+        session.flush()
+    view = mine[alert_id]
+    return AlertView(**{**view.__dict__, "handled_at": alert.read_at})
+
+
+# ---- the dashboard --------------------------------------------------------------------------
+
+
+@dataclass
+class ConceptCohort:
+    concept: str
+    title: str
+    learners: int = 0  # learners with a mastery estimate
+    mean: float | None = None
+    buckets: list[int] = field(default_factory=lambda: [0] * BUCKETS)
+
+
+@dataclass
+class MisconceptionCohort:
+    id: str
+    concept: str
+    description: str
+    answers: int
+    learners: int
+    examples: list[tuple[str, str]]  # (learner, their words)
+
+
+@dataclass
+class Dashboard:
+    course: LearningPath
+    learners: int
+    concepts: list[ConceptCohort]
+    misconceptions: list[MisconceptionCohort]
+    alerts: list[AlertView]
+
+
+def dashboard(session: Session, *, scope: Scope) -> Dashboard:
+    return Dashboard(
+        course=scope.course,
+        learners=len(scope.learner_ids),
+        concepts=_mastery_distribution(session, scope),
+        misconceptions=_common_misconceptions(session, scope),
+        alerts=alerts(session, scope=scope),
+    )
+
+
+def _mastery_rows(session: Session, scope: Scope) -> list[ConceptMastery]:
+    if not scope.learner_ids or not scope.concepts:
+        return []
+    return list(
+        session.scalars(
+            select(ConceptMastery).where(
+                ConceptMastery.user_id.in_(scope.learner_ids),
+                ConceptMastery.concept.in_(scope.concepts),
+            )
+        )
+    )
+
+
+def _mastery_distribution(session: Session, scope: Scope) -> list[ConceptCohort]:
+    cohorts = {c: ConceptCohort(c, concept_title(c)) for c in scope.concepts}
+    totals: dict[str, float] = {}
+    for row in _mastery_rows(session, scope):
+        cohort = cohorts[row.concept]
+        cohort.learners += 1
+        cohort.buckets[min(int(row.wma * BUCKETS), BUCKETS - 1)] += 1
+        totals[row.concept] = totals.get(row.concept, 0.0) + row.wma
+    for concept, cohort in cohorts.items():
+        if cohort.learners:
+            cohort.mean = round(totals[concept] / cohort.learners, 4)
+    return list(cohorts.values())
+
+
+def _common_misconceptions(session: Session, scope: Scope) -> list[MisconceptionCohort]:
+    if not scope.learner_ids or not scope.concepts:
+        return []
+    rows = session.execute(
+        select(EvaluationEvent, User.name)
+        .join(User, User.id == EvaluationEvent.user_id)
+        .where(
+            EvaluationEvent.user_id.in_(scope.learner_ids),
+            EvaluationEvent.concept.in_(scope.concepts),
+        )
+        .order_by(EvaluationEvent.id.desc())
+    )
+    found: dict[tuple[str, str], MisconceptionCohort] = {}
+    learners: dict[tuple[str, str], set[int]] = {}
+    for event, name in rows:
+        for misconception in event.payload.get("misconceptions") or []:
+            key = (event.concept, str(misconception))
+            entry = found.get(key)
+            if entry is None:
+                entry = found[key] = MisconceptionCohort(
+                    id=key[1],
+                    concept=key[0],
+                    description=_description(*key),
+                    answers=0,
+                    learners=0,
+                    examples=[],
+                )
+                learners[key] = set()
+            entry.answers += 1
+            learners[key].add(int(event.user_id or 0))
+            entry.learners = len(learners[key])
+            answer = " ".join(str(event.payload.get("answer") or "").split())
+            if answer and len(entry.examples) < EXAMPLES:
+                entry.examples.append((name, answer[:EXAMPLE_CHARS]))
+    ranked = sorted(found.values(), key=lambda m: (-m.learners, -m.answers, m.id))
+    return ranked[:TOP_MISCONCEPTIONS]
+
+
+def export_csv(session: Session, *, scope: Scope) -> str:
+    """One row per learner and concept of the course: mastery, attempts, open alerts."""
+    names: dict[int, str] = {
+        user_id: name
+        for user_id, name in session.execute(
+            select(User.id, User.name).where(User.id.in_(scope.learner_ids))
+        )
+    }
+    open_alerts = Counter((a.learner, a.concept) for a in alerts(session, scope=scope))
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(
+        ["learner_id", "learner", "concept", "concept_title", "mastery", "bkt", "answers",
+         "open_alerts", "updated_at"]
+    )  # fmt: skip
+    rows = sorted(_mastery_rows(session, scope), key=lambda r: (r.user_id, r.concept))
+    for row in rows:
+        name = names.get(row.user_id, "")
+        writer.writerow(
+            [row.user_id, _cell(name), row.concept, concept_title(row.concept),
+             f"{row.wma:.4f}", f"{row.bkt:.4f}", row.attempts,
+             open_alerts[(name, row.concept)], row.updated_at.isoformat()]
+        )  # fmt: skip
+    return out.getvalue()
+
+
+def _cell(text: str) -> str:
+    """No spreadsheet formula from a learner's name (CSV injection)."""
+    text = text[:ALERT_TEXT_CHARS]
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+def concept_title(concept: str) -> str:
+    found = find_topic(concept)
+    return found[0].topic(concept).title if found else concept
+
+
+def _description(concept: str, misconception: str) -> str:
+    found = find_topic(concept)
+    known = found[0].topic(concept).misconception(misconception) if found else None
+    return known.description if known else misconception

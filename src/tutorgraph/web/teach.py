@@ -1,0 +1,36 @@
+"""The instructor's pages: the courses they teach and each course's cohort dashboard."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from tutorgraph import instructor
+from tutorgraph.api.deps import InstructorUser, SessionDep
+from tutorgraph.api.unit_of_work import UnitOfWorkRoute
+from tutorgraph.store.ids import DbId
+from tutorgraph.web.templating import remember_user, render
+
+router = APIRouter(route_class=UnitOfWorkRoute, include_in_schema=False)
+
+
+@router.get("/teach", response_class=HTMLResponse)
+def teach_home(request: Request, session: SessionDep, user: InstructorUser) -> Response:
+    remember_user(request, user)
+    return render(request, "teach.html", {"scopes": instructor.scopes(session, user=user)})
+
+
+@router.get("/teach/{slug}", response_class=HTMLResponse)
+def cohort_page(slug: str, request: Request, session: SessionDep, user: InstructorUser) -> Response:
+    remember_user(request, user)
+    board = instructor.dashboard(session, scope=instructor.scope_of(session, user=user, slug=slug))
+    bands = [f"{20 * i}–{20 * (i + 1)}%" for i in range(instructor.BUCKETS)]
+    return render(request, "teach_course.html", {"board": board, "bands": bands})
+
+
+@router.post("/teach/{slug}/alerts/{alert_id}")
+def handle_alert(slug: str, alert_id: DbId, session: SessionDep, user: InstructorUser) -> Response:
+    """Mark an alert handled, then back to the dashboard."""
+    instructor.scope_of(session, user=user, slug=slug)  # 404 for a course they do not teach
+    instructor.handle_alert(session, user=user, alert_id=alert_id)
+    return RedirectResponse(f"/teach/{slug}#alerts", status_code=303)

@@ -1,0 +1,157 @@
+"""The instructor's cohort dashboard: one course's learners, seen by that course's instructors
+only, on that course's concepts only."""
+
+from __future__ import annotations
+
+import csv
+import io
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import select
+
+from tests.conftest import make_settings
+from tutorgraph.api.app import create_app
+from tutorgraph.cli.seed import run_seed
+from tutorgraph.settings import Settings
+from tutorgraph.store import migrate, users
+from tutorgraph.store.db import Database
+from tutorgraph.store.models import Lesson
+
+REPO_CONTENT = Path(__file__).resolve().parents[2] / "content"
+PYTHON, ML = "python-engineering", "modern-machine-learning"
+
+
+@pytest.fixture(scope="module")
+def _seeded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("seeded")
+    settings = make_settings(root, content_dir=REPO_CONTENT)
+    migrate.upgrade(settings)
+    run_seed(settings)
+    return settings.data_dir
+
+
+@pytest.fixture
+def seeded(tmp_path: Path, _seeded: Path) -> Settings:
+    shutil.copytree(_seeded, tmp_path / "data")
+    return make_settings(tmp_path, content_dir=REPO_CONTENT)
+
+
+@pytest.fixture
+def client(seeded: Settings) -> Iterator[TestClient]:
+    with TestClient(create_app(seeded)) as test_client:
+        yield test_client
+
+
+def account(client: TestClient, settings: Settings, email: str, role: str) -> dict[str, str]:
+    """An account with a role (created as an operator would), logged in."""
+    database = Database(settings)
+    with database.session() as session:
+        users.create_user(
+            session=session,
+            email=email,
+            password="long enough",
+            name=email.split("@")[0],
+            role=role,
+        )
+    database.dispose()
+    response = client.post("/api/v1/auth/login", json={"email": email, "password": "long enough"})
+    assert response.status_code == 200, response.text
+    client.cookies.clear()
+    return {"Authorization": f"Bearer {response.json()['access_token']}"}
+
+
+def lesson(settings: Settings, slug: str) -> int:
+    database = Database(settings)
+    with database.session() as session:
+        found = session.scalar(select(Lesson.id).where(Lesson.slug == slug))
+    database.dispose()
+    assert found is not None
+    return found
+
+
+def fail_a_question(client: TestClient, headers: dict[str, str], domain: str, topic: str) -> None:
+    round_ = client.post(
+        "/api/v1/practice/rounds", json={"domain": domain, "topic": topic}, headers=headers
+    ).json()
+    answered = client.post(
+        f"/api/v1/practice/rounds/{round_['id']}/answers",
+        json={"answer": "the is operator compares the values, so is and == are the same"},
+        headers=headers,
+    ).json()
+    assert answered["result"]["alert_id"] is not None
+
+
+def test_a_course_alert_reaches_that_course_instructor_only(
+    client: TestClient, seeded: Settings
+) -> None:
+    admin = account(client, seeded, "root@example.org", "admin")
+    py_teacher = account(client, seeded, "pat@example.org", "instructor")
+    ml_teacher = account(client, seeded, "mel@example.org", "instructor")
+    for slug, email in ((PYTHON, "pat@example.org"), (ML, "mel@example.org")):
+        assigned = client.post(
+            f"/api/v1/courses/{slug}/instructors", json={"email": email}, headers=admin
+        )
+        assert assigned.status_code == 200, assigned.text
+    # an instructor cannot assign themselves to a course they do not own
+    refused = client.post(
+        f"/api/v1/courses/{ML}/instructors", json={"email": "pat@example.org"}, headers=py_teacher
+    )
+    assert refused.status_code == 403
+
+    ada = account(client, seeded, "ada@example.org", "learner")  # studies python
+    bo = account(client, seeded, "bo@example.org", "learner")  # studies machine learning
+    client.get(f"/api/v1/lessons/{lesson(seeded, 'python-data-model')}", headers=ada)
+    client.get(f"/api/v1/lessons/{lesson(seeded, 'self-attention')}", headers=bo)
+    fail_a_question(client, ada, "python", "python-data-model")
+    fail_a_question(client, bo, "machine-learning", "self-attention")
+    # Ada also fails a machine-learning question, but she is not in that course's cohort
+    fail_a_question(client, ada, "machine-learning", "transformers")
+
+    py_alerts = client.get("/api/v1/alerts?unread=true", headers=py_teacher).json()
+    ml_alerts = client.get("/api/v1/alerts?unread=true", headers=ml_teacher).json()
+    assert [(a["learner"], a["concept"]) for a in py_alerts] == [("ada", "python-data-model")]
+    assert [(a["learner"], a["concept"]) for a in ml_alerts] == [("bo", "self-attention")]
+    assert py_alerts[0]["answer"].startswith("the is operator")
+    assert len(client.get("/api/v1/alerts?unread=true", headers=admin).json()) == 2
+
+    # the other course's instructor can neither see nor handle it
+    ada_alert = py_alerts[0]["id"]
+    assert client.post(f"/api/v1/alerts/{ada_alert}/read", headers=ml_teacher).status_code == 404
+    assert client.get(f"/api/v1/teach/courses/{PYTHON}", headers=ml_teacher).status_code == 404
+    assert client.get("/api/v1/teach/courses", headers=ada).status_code == 403
+
+    board = client.get(f"/api/v1/teach/courses/{PYTHON}", headers=py_teacher).json()
+    assert board["learners"] == 1 and [a["learner"] for a in board["alerts"]] == ["ada"]
+    concepts = {c["concept"]: c for c in board["concepts"]}
+    assert set(concepts) == {
+        "python-data-model",
+        "builtin-data-structures",
+        "functions-and-scope",
+        "decorators-closures",
+        "iterators-generators",
+        "control-flow-comprehensions",
+        "exceptions-context-managers",
+        "testing-pytest",
+        "type-hints",
+        "concurrency-asyncio",
+        "performance-profiling",
+    }
+    assert concepts["python-data-model"]["learners"] == 1
+    assert concepts["python-data-model"]["buckets"][0] == 1
+    [mix_up] = board["misconceptions"]
+    assert mix_up["id"] == "is-equals-equality" and mix_up["examples"][0]["learner"] == "ada"
+
+    exported = client.get(f"/api/v1/teach/courses/{PYTHON}/export.csv", headers=py_teacher)
+    assert exported.headers["content-type"].startswith("text/csv")
+    rows = list(csv.DictReader(io.StringIO(exported.text)))
+    assert [(r["learner"], r["concept"], r["open_alerts"]) for r in rows] == [
+        ("ada", "python-data-model", "1")
+    ]  # not her machine-learning mastery: that course is not Pat's
+
+    handled = client.post(f"/api/v1/alerts/{ada_alert}/read", headers=py_teacher)
+    assert handled.status_code == 200 and handled.json()["handled_at"] is not None
+    assert client.get("/api/v1/alerts?unread=true", headers=py_teacher).json() == []
