@@ -92,6 +92,18 @@ class GradingSettings(BaseModel):
     judge_runs: int = Field(default=3, ge=1, le=9)
 
 
+class MasterySettings(BaseModel):
+    """Knowledge tracing: which BKT model the refit fits, and how often it runs on its own."""
+
+    # auto: BKT with forgetting unless held-out platform answers show standard BKT predicts
+    # better (see grading/refit.py); bkt / bkt_forgetting: always that model.
+    model: Literal["auto", "bkt", "bkt_forgetting"] = "auto"
+    # The server refits when answers arrived since the last fit and it is this old (0: never;
+    # `tutorgraph mastery fit` and the Teach page run it on demand).
+    refit_every_hours: float = Field(default=24.0, ge=0)
+    min_observations: int = Field(default=20, ge=1)
+
+
 class Settings(BaseSettings):
     """Every knob of tutorgraph. Nested values use one `_` after the section in the environment:
     `TUTORGRAPH_LLM_API_KEY`, `TUTORGRAPH_LLM_BASE_URL`, `TUTORGRAPH_SEARCH_PROVIDER`..."""
@@ -123,6 +135,7 @@ class Settings(BaseSettings):
     search: SearchSettings = SearchSettings()
     limits: LimitSettings = LimitSettings()
     grading: GradingSettings = GradingSettings()
+    mastery: MasterySettings = MasterySettings()
 
     @classmethod
     def settings_customise_sources(

@@ -155,3 +155,12 @@ def test_a_course_alert_reaches_that_course_instructor_only(
     handled = client.post(f"/api/v1/alerts/{ada_alert}/read", headers=py_teacher)
     assert handled.status_code == 200 and handled.json()["handled_at"] is not None
     assert client.get("/api/v1/alerts?unread=true", headers=py_teacher).json() == []
+
+
+def test_an_instructor_refits_mastery_on_demand(client: TestClient, seeded: Settings) -> None:
+    teacher = account(client, seeded, "pat@example.org", "instructor")
+    learner = account(client, seeded, "ada@example.org", "learner")
+    assert client.post("/api/v1/teach/refit", headers=learner).status_code == 403
+    fail_a_question(client, learner, "python", "python-data-model")
+    report = client.post("/api/v1/teach/refit", headers=teacher).json()
+    assert report["fitted"] == {} and report["skipped"] == {"python-data-model": 1}

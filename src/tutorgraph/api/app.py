@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -38,6 +39,7 @@ from tutorgraph.grading.events import EVALUATION_COMPLETED
 from tutorgraph.grading.kb_lint import warm_up
 from tutorgraph.knowledge import shipped_domains
 from tutorgraph.learning.planner import PathPlanner
+from tutorgraph.learning.refit_schedule import refit_periodically
 from tutorgraph.llm import aclose_model
 from tutorgraph.settings import Settings, load_settings
 from tutorgraph.store.checkpoints import open_checkpointer
@@ -69,12 +71,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         planned = await anyio.to_thread.run_sync(path_planner.catch_up)
         if planned:
             log.info("path planner: planned %d pending evaluation event(s)", planned)
+        refits = asyncio.create_task(refit_periodically(database, settings.mastery))
         async with open_checkpointer(settings) as checkpointer:
             app.state.checkpointer = checkpointer
             try:
                 yield
             finally:  # a service built on this checkpointer must not outlive it
                 app.state.assessments = None
+                refits.cancel()
         await aclose_model(model)
         database.dispose()
 

@@ -6,8 +6,10 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from tutorgraph import instructor
-from tutorgraph.api.deps import InstructorUser, SessionDep
+from tutorgraph.api.deps import DatabaseDep, InstructorUser, SessionDep
 from tutorgraph.api.unit_of_work import UnitOfWorkRoute
+from tutorgraph.grading.refit import last_refit
+from tutorgraph.learning.refit_schedule import refit
 from tutorgraph.store.ids import DbId
 from tutorgraph.web.templating import remember_user, render
 
@@ -17,7 +19,34 @@ router = APIRouter(route_class=UnitOfWorkRoute, include_in_schema=False)
 @router.get("/teach", response_class=HTMLResponse)
 def teach_home(request: Request, session: SessionDep, user: InstructorUser) -> Response:
     remember_user(request, user)
-    return render(request, "teach.html", {"scopes": instructor.scopes(session, user=user)})
+    return render(
+        request,
+        "teach.html",
+        {
+            "scopes": instructor.scopes(session, user=user),
+            "last_refit": last_refit(session=session),
+            "mastery": request.app.state.settings.mastery,
+        },
+    )
+
+
+@router.post("/teach/refit", response_class=HTMLResponse)
+def refit_now(
+    request: Request, session: SessionDep, user: InstructorUser, database: DatabaseDep
+) -> Response:
+    """Refit mastery (BKT) from every stored answer now, and show what it did."""
+    remember_user(request, user)
+    report = refit(database, request.app.state.settings.mastery)
+    return render(
+        request,
+        "teach.html",
+        {
+            "scopes": instructor.scopes(session, user=user),
+            "last_refit": last_refit(session=session),
+            "mastery": request.app.state.settings.mastery,
+            "report": report,
+        },
+    )
 
 
 @router.get("/teach/{slug}", response_class=HTMLResponse)

@@ -5,14 +5,15 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from fastapi import APIRouter, Response
+from fastapi import APIRouter, Request, Response
 from pydantic import BaseModel, Field
 
 from tutorgraph import instructor
-from tutorgraph.api.deps import InstructorUser, SessionDep
+from tutorgraph.api.deps import DatabaseDep, InstructorUser, SessionDep
 from tutorgraph.api.openapi_problems import problem_responses
 from tutorgraph.api.routes.grading import AlertOut
 from tutorgraph.api.unit_of_work import UnitOfWorkRoute
+from tutorgraph.learning.refit_schedule import refit
 from tutorgraph.store.models import utcnow
 
 router = APIRouter(route_class=UnitOfWorkRoute, prefix="/teach", tags=["instructor"])
@@ -99,3 +100,19 @@ def export(slug: str, session: SessionDep, user: InstructorUser) -> Response:
         media_type="text/csv; charset=utf-8",
         headers={"Content-Disposition": f'attachment; filename="{scope.course.slug}-cohort.csv"'},
     )
+
+
+class RefitOut(BaseModel):
+    model: str = Field(description="bkt or bkt_forgetting: the model fitted.")
+    reason: str
+    holdout_auc: dict[str, float]
+    fitted: dict[str, int] = Field(description="Concepts refitted, with their answers.")
+    skipped: dict[str, int] = Field(description="Concepts with too few answers, with their count.")
+
+
+@router.post("/refit", responses=problem_responses(403))
+def refit_now(request: Request, user: InstructorUser, database: DatabaseDep) -> RefitOut:
+    """Refit every concept's BKT parameters from the stored answers now (parameters only:
+    no learner's data leaves the server)."""
+    report = refit(database, request.app.state.settings.mastery)
+    return RefitOut(**report.__dict__)
