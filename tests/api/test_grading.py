@@ -76,6 +76,8 @@ def test_an_instructor_may_grade_a_free_form_answer_into_a_concept(
         "/api/v1/grade", json={**body, "concept": "c"}, headers=_instructor(client, settings)
     )
     assert graded.status_code == 200 and graded.json()["mastery"]["concept"] == "c"
+    # "c" is no knowledge-base concept: it plans no step (the learner's own path stands)
+    assert graded.json()["next"]["step_id"] is None
 
 
 def test_grade_rejects_bad_input(client: TestClient) -> None:
@@ -104,6 +106,9 @@ def test_alerts_are_for_instructors_of_the_learners_course_only(
         "/api/v1/grade", json={"question_id": QUESTION_ID, "answer": "no idea"}, headers=learner
     ).json()
     assert graded["alert_id"] is not None
+    # the result carries the path planner's next step: the question again, with a hint
+    assert graded["next"]["decision"] in ("RETRY", "REMEDIATE", "ALTERNATE")
+    assert graded["next"]["step_id"] is not None
     assert client.get("/api/v1/alerts", headers=learner).status_code == 403
     # an instructor who teaches no course of this learner's sees nothing and handles nothing
     teacher = _instructor(client, settings)

@@ -102,7 +102,9 @@ def plan_event(session: Session, event_id: int) -> bool:
             at=event.created_at,
         )
         review_due = card.due
-    if graded.source in STEPLESS_SOURCES:
+    if graded.source in STEPLESS_SOURCES or review_due is None:
+        # a flow with its own next question, or an answer on no knowledge-base concept: it
+        # must not replace the learner's planned step with a pathless one
         event.planned_at = now
         return True
     step = next_step.plan(graded, kb, _situation(session, user, graded, kb, review_due))

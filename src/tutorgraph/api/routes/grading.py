@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 from datetime import datetime
 
+import anyio.to_thread
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field, model_validator
 
 from tutorgraph import instructor
-from tutorgraph.api.deps import CurrentUser, InstructorUser, SessionDep, SettingsDep
+from tutorgraph.api.deps import CurrentUser, InstructorUser, NowDep, SessionDep, SettingsDep
 from tutorgraph.api.openapi_problems import problem_responses
 from tutorgraph.api.unit_of_work import UnitOfWorkRoute
 from tutorgraph.errors import NotFoundError, PermissionDeniedError
@@ -16,6 +18,7 @@ from tutorgraph.grading import mastery
 from tutorgraph.grading.evaluator import Evaluator, GradeResult
 from tutorgraph.grading.types import GradingRequest, KnownMisconception
 from tutorgraph.knowledge import shipped_domains
+from tutorgraph.learning import planner
 from tutorgraph.limits import check_answer, require_answer
 from tutorgraph.store.ids import DbId
 
@@ -73,6 +76,14 @@ def grading_request(body: GradeIn) -> GradingRequest:
     return GradingRequest.model_validate(values)
 
 
+class GradedOut(GradeResult):
+    next: planner.NextActivity | None = Field(
+        default=None,
+        description="The path planner's next step after this answer (also `GET /me/next`); "
+        "null for an answer without a concept.",
+    )
+
+
 @router.post("/grade", responses=problem_responses(403, 404, 502))
 async def grade(
     body: GradeIn,
@@ -80,7 +91,8 @@ async def grade(
     session: SessionDep,
     user: CurrentUser,
     settings: SettingsDep,
-) -> GradeResult:
+    now: NowDep,
+) -> GradedOut:
     """Grade one answer: score, rubric, error type, misconceptions, feedback, decision, and the
     learner's mastery before and after (WMA and BKT) when the answer has a concept.
 
@@ -96,7 +108,16 @@ async def grade(
             "(question_id), not with a reference answer the caller supplies"
         )
     evaluator: Evaluator = request.app.state.evaluator
-    return await evaluator.evaluate(grading_request(body), session=session, user_id=user.id)
+    graded = grading_request(body)
+    result = await evaluator.evaluate(graded, session=session, user_id=user.id)
+    upcoming = (
+        await anyio.to_thread.run_sync(
+            functools.partial(planner.next_activity, session, user=user, now=now)
+        )
+        if graded.concept
+        else None
+    )
+    return GradedOut(**result.model_dump(), next=upcoming)
 
 
 class MasteryRow(BaseModel):
