@@ -92,6 +92,13 @@ def test_wrong_retry_alternate_then_right_and_its_review_and_progress(
     expect(page.get_by_test_id("progress-graph").first).to_be_visible()
     page.get_by_text("What moved Objects, types and mutability").click()
     expect(page.get_by_test_id("evidence-python-data-model")).to_contain_text("mastery")
+    # printed, it is a report: no navigation, every answer that moved mastery shown
+    page.get_by_text("What moved Objects, types and mutability").click()  # closed again
+    page.emulate_media(media="print")
+    page.evaluate("window.dispatchEvent(new Event('beforeprint'))")
+    expect(page.get_by_role("navigation", name="Main")).to_be_hidden()
+    expect(page.get_by_test_id("evidence-python-data-model").locator("li").first).to_be_visible()
+    page.emulate_media(media="screen")
 
     # the review queue: the concept comes due on its FSRS date
     page.goto(base + "/review")
