@@ -104,6 +104,24 @@ class MasterySettings(BaseModel):
     min_observations: int = Field(default=20, ge=1)
 
 
+class XapiSettings(BaseModel):
+    """xAPI statements (answered, mastered, completed) to a Learning Record Store. Statements
+    are always queued; they are sent while `endpoint` is set (the LRS's base, e.g.
+    `https://lrs.example.org/xapi`), with HTTP basic auth (`TUTORGRAPH_XAPI_PASSWORD`)."""
+
+    endpoint: str | None = None
+    username: str | None = None
+    password: SecretStr | None = None
+    # The IRI base of this platform's activities and accounts (its public address).
+    base_url: str = "http://127.0.0.1:8000"
+    include_responses: bool = True  # send the learner's answer text as `result.response`
+    flush_seconds: float = Field(default=15.0, gt=0)
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.endpoint)
+
+
 class Settings(BaseSettings):
     """Every knob of tutorgraph. Nested values use one `_` after the section in the environment:
     `TUTORGRAPH_LLM_API_KEY`, `TUTORGRAPH_LLM_BASE_URL`, `TUTORGRAPH_SEARCH_PROVIDER`..."""
@@ -136,6 +154,7 @@ class Settings(BaseSettings):
     limits: LimitSettings = LimitSettings()
     grading: GradingSettings = GradingSettings()
     mastery: MasterySettings = MasterySettings()
+    xapi: XapiSettings = XapiSettings()
 
     @classmethod
     def settings_customise_sources(

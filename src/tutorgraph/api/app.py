@@ -38,6 +38,7 @@ from tutorgraph.grading.evaluator import Evaluator
 from tutorgraph.grading.events import EVALUATION_COMPLETED
 from tutorgraph.grading.kb_lint import warm_up
 from tutorgraph.knowledge import shipped_domains
+from tutorgraph.learning import xapi
 from tutorgraph.learning.planner import PathPlanner
 from tutorgraph.learning.refit_schedule import refit_periodically
 from tutorgraph.llm import aclose_model
@@ -71,14 +72,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         planned = await anyio.to_thread.run_sync(path_planner.catch_up)
         if planned:
             log.info("path planner: planned %d pending evaluation event(s)", planned)
-        refits = asyncio.create_task(refit_periodically(database, settings.mastery))
+        background = [asyncio.create_task(refit_periodically(database, settings.mastery))]
+        if settings.xapi.enabled:
+            background.append(asyncio.create_task(xapi.flush_periodically(database, settings.xapi)))
         async with open_checkpointer(settings) as checkpointer:
             app.state.checkpointer = checkpointer
             try:
                 yield
             finally:  # a service built on this checkpointer must not outlive it
                 app.state.assessments = None
-                refits.cancel()
+                for task in background:
+                    task.cancel()
         await aclose_model(model)
         database.dispose()
 

@@ -18,6 +18,7 @@ from tutorgraph.cli.grade import grade
 from tutorgraph.cli.kb import kb_app
 from tutorgraph.cli.mastery import mastery_app
 from tutorgraph.cli.users import users_app
+from tutorgraph.cli.xapi import xapi_app
 from tutorgraph.errors import ConfigurationError, TutorgraphError
 from tutorgraph.settings import load_settings
 
@@ -33,6 +34,7 @@ app.add_typer(kb_app, name="kb")
 app.add_typer(bench_app, name="bench")
 app.add_typer(mastery_app, name="mastery")
 app.add_typer(eval_app, name="eval")
+app.add_typer(xapi_app, name="xapi")
 app.command()(grade)
 app.command()(assess)
 

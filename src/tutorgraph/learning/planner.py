@@ -23,7 +23,7 @@ from sqlalchemy.orm import Session
 from tutorgraph import practice
 from tutorgraph.grading import mastery
 from tutorgraph.knowledge import KnowledgeBase, find_topic, get_domain, shipped_domains
-from tutorgraph.learning import next_step, reviews
+from tutorgraph.learning import next_step, reviews, xapi
 from tutorgraph.learning.next_step import Graded, LessonRef, Situation
 from tutorgraph.store import courses
 from tutorgraph.store.db import Database
@@ -92,6 +92,7 @@ def plan_event(session: Session, event_id: int) -> bool:
         return False
     kb = _domain_of(event)
     graded = Graded.from_payload(event.payload)
+    xapi.queue_evaluation(session, event)
     review_due = None
     if kb is not None and graded.concept in kb.topics:
         card = reviews.record_review(

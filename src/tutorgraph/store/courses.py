@@ -12,6 +12,7 @@ from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
 from tutorgraph.errors import InputError, NotFoundError, PermissionDeniedError
+from tutorgraph.store import xapi_outbox
 from tutorgraph.store.models import (
     CourseShare,
     LearningPath,
@@ -199,8 +200,23 @@ def set_progress(
     if progress is None:
         progress = UserLessonProgress(user_id=user.id, lesson_id=lesson.id)
         session.add(progress)
+    newly = completed and not progress.completed
     progress.completed = completed
     progress.completed_at = utcnow() if completed else None
+    if newly and progress.completed_at is not None:  # an xAPI `completed` statement
+        course = lesson.module.learning_path
+        xapi_outbox.enqueue(
+            session,
+            user_id=user.id,
+            verb="completed",
+            key=f"lesson:{user.id}:{lesson.id}:{progress.completed_at.isoformat()}",
+            data={
+                "course": course.slug,
+                "lesson": lesson.slug,
+                "title": lesson.title,
+                "at": progress.completed_at.isoformat(),
+            },
+        )
     session.flush()
     return progress
 

@@ -1,6 +1,6 @@
 """the learning loop: evaluation events are the path planner's outbox (planned_at), its next
 steps, one FSRS review card per learner and concept, course enrollments (the cohort an
-instructor sees), and alerts that keep the answer and who handled them
+instructor sees), alerts that keep the answer and who handled them, and the xAPI outbox
 
 Revision ID: 0008
 Revises: 0007
@@ -106,6 +106,27 @@ def upgrade() -> None:
         "INSERT INTO course_enrollments (learning_path_id, user_id, role, created_at) "
         "SELECT learning_path_id, user_id, 'learner', created_at FROM course_shares"
     )
+    op.create_table(
+        "xapi_statements",
+        sa.Column("id", sa.String(length=36), nullable=False),
+        sa.Column("user_id", sa.Integer(), nullable=False),
+        sa.Column("verb", sa.String(length=20), nullable=False),
+        sa.Column("data", sa.JSON(), nullable=False),
+        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("attempts", sa.Integer(), nullable=False),
+        sa.Column("next_attempt_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("last_error", sa.Text(), nullable=False),
+        sa.Column("sent_at", sa.DateTime(timezone=True), nullable=True),
+        sa.ForeignKeyConstraint(
+            ["user_id"],
+            ["users.id"],
+            name=op.f("fk_xapi_statements_user_id_users"),
+            ondelete="CASCADE",
+        ),
+        sa.PrimaryKeyConstraint("id", name=op.f("pk_xapi_statements")),
+    )
+    op.create_index(op.f("ix_xapi_statements_user_id"), "xapi_statements", ["user_id"])
+    op.create_index("ix_xapi_statements_pending", "xapi_statements", ["sent_at", "next_attempt_at"])
     with op.batch_alter_table("instructor_alerts") as batch:
         batch.add_column(sa.Column("answer", sa.Text(), server_default="", nullable=False))
         batch.add_column(sa.Column("handled_by", sa.Integer(), nullable=True))
@@ -123,6 +144,7 @@ def downgrade() -> None:
         batch.drop_constraint(batch.f("fk_instructor_alerts_handled_by_users"), type_="foreignkey")
         batch.drop_column("handled_by")
         batch.drop_column("answer")
+    op.drop_table("xapi_statements")
     op.drop_table("course_enrollments")
     op.drop_table("concept_reviews")
     op.drop_table("next_steps")
