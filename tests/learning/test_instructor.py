@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 import shutil
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
+from xml.etree import ElementTree as ET
 
 import pytest
 from fastapi.testclient import TestClient
@@ -16,6 +19,7 @@ from sqlalchemy import select
 from tests.conftest import make_settings
 from tutorgraph.api.app import create_app
 from tutorgraph.cli.seed import run_seed
+from tutorgraph.knowledge import get_domain
 from tutorgraph.settings import Settings
 from tutorgraph.store import migrate, users
 from tutorgraph.store.db import Database
@@ -164,3 +168,73 @@ def test_an_instructor_refits_mastery_on_demand(client: TestClient, seeded: Sett
     fail_a_question(client, learner, "python", "python-data-model")
     report = client.post("/api/v1/teach/refit", headers=teacher).json()
     assert report["fitted"] == {} and report["skipped"] == {"python-data-model": 1}
+
+
+def test_the_quiz_bank_exports_to_its_instructors_as_qti_and_moodle_xml(
+    client: TestClient, seeded: Settings
+) -> None:
+    admin = account(client, seeded, "root@example.org", "admin")
+    teacher = account(client, seeded, "pat@example.org", "instructor")
+    other = account(client, seeded, "mel@example.org", "instructor")
+    learner = account(client, seeded, "ada@example.org", "learner")
+    client.post(
+        f"/api/v1/courses/{PYTHON}/instructors", json={"email": "pat@example.org"}, headers=admin
+    )
+    base = f"/api/v1/teach/courses/{PYTHON}/quiz-bank"
+    assert client.get(f"{base}.qti.zip", headers=learner).status_code == 403  # answers inside
+    assert client.get(f"{base}.moodle.xml", headers=other).status_code == 404
+
+    package = client.get(f"{base}.qti.zip", headers=teacher)
+    assert package.status_code == 200 and package.headers["content-type"] == "application/zip"
+    archive = zipfile.ZipFile(io.BytesIO(package.content))
+    manifest = ET.fromstring(archive.read("imsmanifest.xml"))
+    cp = "{http://www.imsglobal.org/xsd/qti/qtiv3p0/imscp_v1p1}"
+    resources = manifest.findall(f"{cp}resources/{cp}resource")
+    hrefs = {r.get("href") for r in resources}
+    assert hrefs == {n for n in archive.namelist() if n.startswith("items/")}
+    assert {r.get("type") for r in resources} == {"imsqti_item_xmlv3p0"}
+    qti = "{http://www.imsglobal.org/xsd/imsqtiasi_v3p0}"
+    kinds = {"choice": 0, "extended": 0}
+    for href in hrefs:
+        item = ET.fromstring(archive.read(str(href)))
+        assert item.tag == f"{qti}qti-assessment-item"
+        assert re.fullmatch(r"[A-Za-z_][\w.-]*", item.get("identifier", ""))
+        choice = item.find(f"{qti}qti-item-body/{qti}qti-choice-interaction")
+        if choice is not None:
+            kinds["choice"] += 1
+            correct = item.findtext(
+                f"{qti}qti-response-declaration/{qti}qti-correct-response/{qti}qti-value"
+            )
+            options = [c.get("identifier") for c in choice.findall(f"{qti}qti-simple-choice")]
+            assert correct in options
+            assert (
+                item.find(f"{qti}qti-response-processing")
+                .get("template", "")
+                .endswith("match_correct.xml")
+            )  # type: ignore[union-attr]
+        else:
+            kinds["extended"] += 1
+            assert item.find(f"{qti}qti-item-body/{qti}qti-extended-text-interaction") is not None
+            rubric = item.find(f"{qti}qti-item-body/{qti}qti-rubric-block")
+            assert rubric is not None and rubric.get("view") == "scorer"
+    python = get_domain("python")
+    taught = {"python-data-model", "builtin-data-structures", "functions-and-scope",
+              "decorators-closures", "iterators-generators", "control-flow-comprehensions",
+              "exceptions-context-managers", "testing-pytest", "type-hints",
+              "concurrency-asyncio", "performance-profiling"}  # fmt: skip
+    assert kinds["extended"] == sum(len(python.topic(t).questions) for t in taught)
+    assert kinds["choice"] > 0
+
+    moodle = client.get(f"{base}.moodle.xml", headers=teacher)
+    quiz = ET.fromstring(moodle.content)
+    questions = quiz.findall("question")
+    multichoice = [q for q in questions if q.get("type") == "multichoice"]
+    essays = [q for q in questions if q.get("type") == "essay"]
+    assert (len(multichoice), len(essays)) == (kinds["choice"], kinds["extended"])
+    for question in multichoice:
+        fractions = [a.get("fraction") for a in question.findall("answer")]
+        assert fractions.count("100") == 1 and len(fractions) >= 2
+    reference = python.topic("python-data-model").questions[0]
+    essay = next(q for q in essays if q.findtext("idnumber") == reference.id)
+    assert reference.reference_answer in (essay.findtext("graderinfo/text") or "")
+    assert all(q.findtext("questiontext/text") for q in questions if q.get("type") != "category")

@@ -13,6 +13,7 @@ from tutorgraph.api.deps import DatabaseDep, InstructorUser, SessionDep
 from tutorgraph.api.openapi_problems import problem_responses
 from tutorgraph.api.routes.grading import AlertOut
 from tutorgraph.api.unit_of_work import UnitOfWorkRoute
+from tutorgraph.content import quiz_export
 from tutorgraph.learning.refit_schedule import refit
 from tutorgraph.store.models import utcnow
 
@@ -116,3 +117,34 @@ def refit_now(request: Request, user: InstructorUser, database: DatabaseDep) -> 
     no learner's data leaves the server)."""
     report = refit(database, request.app.state.settings.mastery)
     return RefitOut(**report.__dict__)
+
+
+@router.get(
+    "/courses/{slug}/quiz-bank.qti.zip",
+    response_class=Response,
+    responses={200: {"content": {"application/zip": {}}}, **problem_responses(403, 404)},
+)
+def export_qti(slug: str, session: SessionDep, user: InstructorUser) -> Response:
+    """The course's quiz bank (lesson cards and knowledge-base questions, answers included)
+    as a QTI 3.0 content package: for the instructors of the course only."""
+    scope = instructor.scope_of(session, user=user, slug=slug)
+    return Response(
+        quiz_export.qti_package(quiz_export.quiz_bank(scope.course)),
+        media_type="application/zip",
+        headers={"Content-Disposition": f'attachment; filename="{slug}-qti3.zip"'},
+    )
+
+
+@router.get(
+    "/courses/{slug}/quiz-bank.moodle.xml",
+    response_class=Response,
+    responses={200: {"content": {"application/xml": {}}}, **problem_responses(403, 404)},
+)
+def export_moodle(slug: str, session: SessionDep, user: InstructorUser) -> Response:
+    """The course's quiz bank as a Moodle XML question-bank import file."""
+    scope = instructor.scope_of(session, user=user, slug=slug)
+    return Response(
+        quiz_export.moodle_xml(quiz_export.quiz_bank(scope.course)),
+        media_type="application/xml",
+        headers={"Content-Disposition": f'attachment; filename="{slug}-moodle.xml"'},
+    )
