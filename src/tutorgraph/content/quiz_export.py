@@ -20,7 +20,7 @@ from tutorgraph.store.courses import course_lessons
 from tutorgraph.store.models import LearningPath
 
 QTI_NS = "http://www.imsglobal.org/xsd/imsqtiasi_v3p0"
-QTI_XSD = "https://purl.imsglobal.org/spec/qti/v3p0/schema/xsd/imsqti_asiv3p0_v1p0.xsd"
+QTI_XSD = "https://purl.imsglobal.org/spec/qti/v3p0/schema/xsd/imsqti_asiv3p0p1_v1p0.xsd"
 CP_NS = "http://www.imsglobal.org/xsd/qti/qtiv3p0/imscp_v1p1"
 CP_XSD = "https://purl.imsglobal.org/spec/qti/v3p0/schema/xsd/imsqtiv3p0_imscpv1p2_v1p0.xsd"
 XSI = "http://www.w3.org/2001/XMLSchema-instance"
@@ -157,11 +157,10 @@ def qti_item(item: ChoiceItem | OpenItem) -> ET.Element:
             _q("qti-response-declaration"),
             {"identifier": "RESPONSE", "cardinality": "single", "base-type": "string"},
         )
-    outcome = ET.SubElement(
-        root,
-        _q("qti-outcome-declaration"),
-        {"identifier": "SCORE", "cardinality": "single", "base-type": "float"},
-    )
+    scoring = {"identifier": "SCORE", "cardinality": "single", "base-type": "float"}
+    if isinstance(item, OpenItem):
+        scoring["external-scored"] = "human"  # an essay: a grader scores it with the rubric
+    outcome = ET.SubElement(root, _q("qti-outcome-declaration"), scoring)
     default = ET.SubElement(outcome, _q("qti-default-value"))
     ET.SubElement(default, _q("qti-value")).text = "0"
     body = ET.SubElement(root, _q("qti-item-body"))
