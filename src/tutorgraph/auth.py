@@ -133,6 +133,11 @@ async def login(
     return user, _token_for(settings, user)
 
 
+def token_for_launch(settings: Settings, user: User) -> str:
+    """A session token for a user an LTI platform vouched for (a signed, validated launch)."""
+    return _token_for(settings, user)
+
+
 def _token_for(settings: Settings, user: User) -> str:
     return create_access_token(
         settings, user_id=user.id, role=user.role, token_version=user.token_version

@@ -111,6 +111,16 @@ def scope_of(session: Session, *, user: User, slug: str) -> Scope:
     return _scope(session, course)
 
 
+def course_concepts(course: LearningPath) -> tuple[str, ...]:
+    """The concepts a course's lessons teach, in lesson order."""
+    concepts: list[str] = []
+    for lesson in course_lessons(course):
+        for concept in lesson.concepts or []:
+            if str(concept) not in concepts:
+                concepts.append(str(concept))
+    return tuple(concepts)
+
+
 def _scope(session: Session, course: LearningPath) -> Scope:
     learners = frozenset(
         session.scalars(
@@ -120,12 +130,7 @@ def _scope(session: Session, course: LearningPath) -> Scope:
             )
         )
     )
-    concepts: list[str] = []
-    for lesson in course_lessons(course):
-        for concept in lesson.concepts or []:
-            if str(concept) not in concepts:
-                concepts.append(str(concept))
-    return Scope(course, learners, tuple(concepts))
+    return Scope(course, learners, course_concepts(course))
 
 
 def scopes(session: Session, *, user: User) -> list[Scope]:

@@ -26,6 +26,10 @@ _hasher = PasswordHasher(time_cost=2, memory_cost=19 * 1024, parallelism=1)
 _DUMMY_HASH = _hasher.hash("tutorgraph-timing-equaliser")
 
 
+# The hash of an account that cannot log in with a password (LTI launches): no hash matches it.
+NO_PASSWORD = "!no-password"
+
+
 def hash_password(password: str) -> str:
     return _hasher.hash(password)
 

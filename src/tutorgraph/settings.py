@@ -122,6 +122,29 @@ class XapiSettings(BaseModel):
         return bool(self.endpoint)
 
 
+class LtiPlatform(BaseModel):
+    """An LMS registered to launch tutorgraph with LTI 1.3 (what its admin gives you)."""
+
+    issuer: str
+    client_id: str
+    auth_login_url: str  # the platform's OIDC authorization endpoint
+    auth_token_url: str  # its OAuth2 token endpoint (grade passback)
+    key_set_url: str  # its JWKS
+    deployment_ids: list[str] = Field(min_length=1)
+    course: str  # the slug of the course a launch from this platform opens
+
+
+class LtiSettings(BaseModel):
+    """LTI 1.3: register each LMS here; give it /lti/login, /lti/launch and /lti/jwks."""
+
+    platforms: list[LtiPlatform] = Field(default_factory=list)
+    flush_seconds: float = Field(default=30.0, gt=0)
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.platforms)
+
+
 class Settings(BaseSettings):
     """Every knob of tutorgraph. Nested values use one `_` after the section in the environment:
     `TUTORGRAPH_LLM_API_KEY`, `TUTORGRAPH_LLM_BASE_URL`, `TUTORGRAPH_SEARCH_PROVIDER`..."""
@@ -155,6 +178,7 @@ class Settings(BaseSettings):
     grading: GradingSettings = GradingSettings()
     mastery: MasterySettings = MasterySettings()
     xapi: XapiSettings = XapiSettings()
+    lti: LtiSettings = LtiSettings()
 
     @classmethod
     def settings_customise_sources(

@@ -42,21 +42,27 @@ def _read_or_create(path: Path) -> str:
 
 
 def _create(path: Path) -> None:
-    """Write a complete secret file under a private name, then link it into place: `link` fails
-    if another process got there first, so concurrent starters all end up reading one secret."""
+    if create_private_file(path, (secrets.token_urlsafe(48) + "\n").encode("ascii")):
+        log.info("generated a signing secret in %s", path)
+
+
+def create_private_file(path: Path, content: bytes) -> bool:
+    """Write a complete private (0600) file under a private name, then link it into place:
+    `link` fails if another process got there first, so concurrent starters all end up reading
+    one file. True when this process wrote it."""
     path.parent.mkdir(parents=True, exist_ok=True)
     staging = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
     fd = os.open(staging, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         os.fchmod(fd, 0o600)  # whatever the umask
-        os.write(fd, (secrets.token_urlsafe(48) + "\n").encode("ascii"))
+        os.write(fd, content)
         os.fsync(fd)
     finally:
         os.close(fd)
     try:
         os.link(staging, path)
-        log.info("generated a signing secret in %s", path)
+        return True
     except FileExistsError:
-        pass  # another process won the race; use its secret
+        return False  # another process won the race; use its file
     finally:
         staging.unlink()

@@ -42,12 +42,14 @@ from tutorgraph.learning import xapi
 from tutorgraph.learning.planner import PathPlanner
 from tutorgraph.learning.refit_schedule import refit_periodically
 from tutorgraph.llm import aclose_model
+from tutorgraph.lti import service as lti_service
 from tutorgraph.settings import Settings, load_settings
 from tutorgraph.store.checkpoints import open_checkpointer
 from tutorgraph.store.db import Database
 from tutorgraph.store.models import utcnow
 from tutorgraph.web import assess, explore, learn, pages
 from tutorgraph.web import loop as loop_pages
+from tutorgraph.web import lti as lti_pages
 from tutorgraph.web import practice as practice_pages
 from tutorgraph.web import teach as teach_pages
 from tutorgraph.web.templating import STATIC_DIR
@@ -73,6 +75,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if planned:
             log.info("path planner: planned %d pending evaluation event(s)", planned)
         background = [asyncio.create_task(refit_periodically(database, settings.mastery))]
+        if settings.lti.enabled:
+            background.append(
+                asyncio.create_task(lti_service.send_periodically(settings, database))
+            )
         if settings.xapi.enabled:
             background.append(asyncio.create_task(xapi.flush_periodically(database, settings.xapi)))
         async with open_checkpointer(settings) as checkpointer:
@@ -129,6 +135,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(explore.router)
     app.include_router(loop_pages.router)
     app.include_router(teach_pages.router)
+    app.include_router(lti_pages.router)
     app.include_router(pages.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     install_exception_handlers(app)

@@ -9,6 +9,7 @@ Checked on every unsafe request (one app-wide dependency, so no route can forget
 - a request with an `Authorization: Bearer` header passes: no other site can add that header,
   and such a request is not authenticated by the cookie;
 - API requests (`/api/...`) without the session cookie pass: they carry no ambient credential;
+- the LTI 1.3 login and launch pass (see LTI_PATHS);
 - every other one needs the token, in the header or the form field. Web forms always need it,
   login and register included, so another site can neither log you out nor log you in as
   someone else."""
@@ -31,6 +32,10 @@ CSRF_FIELD = "csrf_token"
 CSRF_HEADER = "X-CSRF-Token"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
 _MIN_SEED_LENGTH = 32
+# An LMS posts these from its own site by design (LTI 1.3): they carry no ambient credential of
+# ours, and the OIDC state cookie, the one-time nonce and the platform's signature on the
+# id_token do what a CSRF token would (pylti1p3 checks all three).
+LTI_PATHS = frozenset({"/lti/login", "/lti/launch"})
 
 
 class CsrfError(PermissionDeniedError):
@@ -71,6 +76,8 @@ async def verify_csrf(connection: HTTPConnection) -> None:
         return
     scheme, _, credentials = connection.headers.get("authorization", "").partition(" ")
     if scheme.lower() == "bearer" and credentials.strip():
+        return
+    if connection.url.path in LTI_PATHS:
         return
     api = connection.url.path.startswith("/api/")
     if api and SESSION_COOKIE not in connection.cookies:

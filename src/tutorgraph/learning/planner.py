@@ -25,6 +25,7 @@ from tutorgraph.grading import mastery
 from tutorgraph.knowledge import KnowledgeBase, find_topic, get_domain, shipped_domains
 from tutorgraph.learning import next_step, reviews, xapi
 from tutorgraph.learning.next_step import Graded, LessonRef, Situation
+from tutorgraph.lti import service as lti_service
 from tutorgraph.store import courses
 from tutorgraph.store.db import Database
 from tutorgraph.store.models import EvaluationEvent, NextStep, QuizSession, User, utcnow
@@ -93,6 +94,8 @@ def plan_event(session: Session, event_id: int) -> bool:
     kb = _domain_of(event)
     graded = Graded.from_payload(event.payload)
     xapi.queue_evaluation(session, event)
+    if event.concept:  # the grade an LMS that launched the learner keeps
+        lti_service.queue_grades(session, user_id=user.id, concept=event.concept)
     review_due = None
     if kb is not None and graded.concept in kb.topics:
         card = reviews.record_review(

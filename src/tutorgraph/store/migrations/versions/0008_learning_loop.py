@@ -1,6 +1,7 @@
 """the learning loop: evaluation events are the path planner's outbox (planned_at), its next
 steps, one FSRS review card per learner and concept, course enrollments (the cohort an
-instructor sees), alerts that keep the answer and who handled them, and the xAPI outbox
+instructor sees), alerts that keep the answer and who handled them, the xAPI outbox, and LTI 1.3
+(launch state, platform links, grades going back)
 
 Revision ID: 0008
 Revises: 0007
@@ -127,6 +128,56 @@ def upgrade() -> None:
     )
     op.create_index(op.f("ix_xapi_statements_user_id"), "xapi_statements", ["user_id"])
     op.create_index("ix_xapi_statements_pending", "xapi_statements", ["sent_at", "next_attempt_at"])
+    op.create_table(
+        "lti_cache",
+        sa.Column("key", sa.String(length=255), nullable=False),
+        sa.Column("value", sa.JSON(), nullable=True),
+        sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
+        sa.PrimaryKeyConstraint("key", name=op.f("pk_lti_cache")),
+    )
+    op.create_index(op.f("ix_lti_cache_expires_at"), "lti_cache", ["expires_at"])
+    op.create_table(
+        "lti_links",
+        sa.Column("id", sa.Integer(), nullable=False),
+        sa.Column("user_id", sa.Integer(), nullable=False),
+        sa.Column("issuer", sa.String(length=255), nullable=False),
+        sa.Column("client_id", sa.String(length=255), nullable=False),
+        sa.Column("deployment_id", sa.String(length=255), nullable=False),
+        sa.Column("subject", sa.String(length=255), nullable=False),
+        sa.Column("resource_link_id", sa.String(length=255), nullable=False),
+        sa.Column("course_slug", sa.String(length=200), nullable=False),
+        sa.Column("ags", sa.JSON(), nullable=False),
+        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+        sa.ForeignKeyConstraint(
+            ["user_id"], ["users.id"], name=op.f("fk_lti_links_user_id_users"), ondelete="CASCADE"
+        ),
+        sa.PrimaryKeyConstraint("id", name=op.f("pk_lti_links")),
+        sa.UniqueConstraint(
+            "issuer", "client_id", "subject", "resource_link_id", name=op.f("uq_lti_links_issuer")
+        ),
+    )
+    op.create_index(op.f("ix_lti_links_user_id"), "lti_links", ["user_id"])
+    op.create_table(
+        "lti_scores",
+        sa.Column("id", sa.Integer(), nullable=False),
+        sa.Column("link_id", sa.Integer(), nullable=False),
+        sa.Column("score", sa.Float(), nullable=False),
+        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("attempts", sa.Integer(), nullable=False),
+        sa.Column("next_attempt_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("last_error", sa.Text(), nullable=False),
+        sa.Column("sent_at", sa.DateTime(timezone=True), nullable=True),
+        sa.ForeignKeyConstraint(
+            ["link_id"],
+            ["lti_links.id"],
+            name=op.f("fk_lti_scores_link_id_lti_links"),
+            ondelete="CASCADE",
+        ),
+        sa.PrimaryKeyConstraint("id", name=op.f("pk_lti_scores")),
+    )
+    op.create_index(op.f("ix_lti_scores_link_id"), "lti_scores", ["link_id"])
+    op.create_index(op.f("ix_lti_scores_sent_at"), "lti_scores", ["sent_at"])
     with op.batch_alter_table("instructor_alerts") as batch:
         batch.add_column(sa.Column("answer", sa.Text(), server_default="", nullable=False))
         batch.add_column(sa.Column("handled_by", sa.Integer(), nullable=True))
@@ -144,6 +195,9 @@ def downgrade() -> None:
         batch.drop_constraint(batch.f("fk_instructor_alerts_handled_by_users"), type_="foreignkey")
         batch.drop_column("handled_by")
         batch.drop_column("answer")
+    op.drop_table("lti_scores")
+    op.drop_table("lti_links")
+    op.drop_table("lti_cache")
     op.drop_table("xapi_statements")
     op.drop_table("course_enrollments")
     op.drop_table("concept_reviews")

@@ -1,0 +1,1 @@
+"""LTI 1.3: launches from a school's LMS into a course, and grades going back (AGS)."""

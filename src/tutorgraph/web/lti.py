@@ -1,0 +1,59 @@
+"""LTI 1.3 endpoints a school's LMS is given: OIDC login, launch, and the tool's key set."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, RedirectResponse, Response
+
+from tutorgraph import auth
+from tutorgraph.api.cookies import set_session_cookie
+from tutorgraph.api.deps import DatabaseDep, SessionDep, SettingsDep
+from tutorgraph.api.unit_of_work import UnitOfWorkRoute
+from tutorgraph.errors import NotFoundError
+from tutorgraph.lti import service
+from tutorgraph.lti.framework import LtiRequest
+
+router = APIRouter(route_class=UnitOfWorkRoute, prefix="/lti", include_in_schema=False)
+MAX_PARAM_CHARS = 20_000  # an id_token is a few kB
+
+
+async def _lti_request(request: Request, secure: bool) -> LtiRequest:
+    params = {k: v[:MAX_PARAM_CHARS] for k, v in request.query_params.items()}
+    if request.method == "POST":
+        form = await request.form()
+        params.update({k: str(v)[:MAX_PARAM_CHARS] for k, v in form.items()})
+    return LtiRequest(params, dict(request.cookies), secure=secure or request.url.scheme == "https")
+
+
+@router.api_route("/login", methods=["GET", "POST"], name="lti_login")
+async def lti_login(request: Request, settings: SettingsDep, database: DatabaseDep) -> Response:
+    """Third-party initiated login: the LMS sends iss, login_hint and target_link_uri here."""
+    if not settings.lti.enabled:
+        raise NotFoundError("LTI is not set up on this server")
+    lti_request = await _lti_request(request, settings.cookies_secure)
+    launch_url = str(request.url_for("lti_launch"))
+    return service.login(settings, database, lti_request, launch_url=launch_url)
+
+
+@router.post("/launch", name="lti_launch")
+async def lti_launch(
+    request: Request, session: SessionDep, settings: SettingsDep, database: DatabaseDep
+) -> Response:
+    """The LMS posts the signed id_token here: the learner is signed in and the course opens."""
+    if not settings.lti.enabled:
+        raise NotFoundError("LTI is not set up on this server")
+    lti_request = await _lti_request(request, settings.cookies_secure)
+    launched = service.launch(settings, database, session, lti_request)
+    response = RedirectResponse(f"/learn/{launched.course.slug}", status_code=303)
+    set_session_cookie(
+        response, settings=settings, token=auth.token_for_launch(settings, launched.user)
+    )
+    return response
+
+
+@router.get("/jwks")
+def lti_jwks(settings: SettingsDep) -> Response:
+    """The tool's public keys: platforms check its grade-passback requests with them."""
+    if not settings.lti.enabled:
+        raise NotFoundError("LTI is not set up on this server")
+    return JSONResponse(service.jwks(settings))
