@@ -19,8 +19,8 @@ from sqlalchemy.orm import Session
 
 from tutorgraph.errors import InputError, NotFoundError, PermissionDeniedError
 from tutorgraph.grading.alerts import ALERT_TEXT_CHARS
-from tutorgraph.knowledge import find_topic
-from tutorgraph.store.courses import course_lessons
+from tutorgraph.knowledge import concept_title, misconception_description
+from tutorgraph.store.courses import course_concepts
 from tutorgraph.store.models import (
     ConceptMastery,
     CourseEnrollment,
@@ -109,16 +109,6 @@ def scope_of(session: Session, *, user: User, slug: str) -> Scope:
     if course is None:
         raise NotFoundError(f"you teach no course {slug!r}")
     return _scope(session, course)
-
-
-def course_concepts(course: LearningPath) -> tuple[str, ...]:
-    """The concepts a course's lessons teach, in lesson order."""
-    concepts: list[str] = []
-    for lesson in course_lessons(course):
-        for concept in lesson.concepts or []:
-            if str(concept) not in concepts:
-                concepts.append(str(concept))
-    return tuple(concepts)
 
 
 def _scope(session: Session, course: LearningPath) -> Scope:
@@ -300,7 +290,7 @@ def _common_misconceptions(session: Session, scope: Scope) -> list[Misconception
                 entry = found[key] = MisconceptionCohort(
                     id=key[1],
                     concept=key[0],
-                    description=_description(*key),
+                    description=misconception_description(*key),
                     answers=0,
                     learners=0,
                     examples=[],
@@ -346,14 +336,3 @@ def _cell(text: str) -> str:
     """No spreadsheet formula from a learner's name (CSV injection)."""
     text = text[:ALERT_TEXT_CHARS]
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
-
-
-def concept_title(concept: str) -> str:
-    found = find_topic(concept)
-    return found[0].topic(concept).title if found else concept
-
-
-def _description(concept: str, misconception: str) -> str:
-    found = find_topic(concept)
-    known = found[0].topic(concept).misconception(misconception) if found else None
-    return known.description if known else misconception

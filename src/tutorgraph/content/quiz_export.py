@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from xml.etree import ElementTree as ET
 
 from tutorgraph.knowledge import find_topic
-from tutorgraph.store.courses import course_lessons
+from tutorgraph.store.courses import course_concepts, course_lessons
 from tutorgraph.store.models import LearningPath
 
 QTI_NS = "http://www.imsglobal.org/xsd/imsqtiasi_v3p0"
@@ -67,7 +67,6 @@ class QuizBank:
 
 def quiz_bank(course: LearningPath) -> QuizBank:
     choices: list[ChoiceItem] = []
-    concepts: list[str] = []
     for lesson in course_lessons(course):
         for card in lesson.quiz or []:
             if not isinstance(card, dict) or not {"id", "question", "options"} <= set(card):
@@ -85,9 +84,8 @@ def quiz_bank(course: LearningPath) -> QuizBank:
                     explanation=str(card.get("explanation") or ""),
                 )
             )
-        concepts += [str(c) for c in lesson.concepts or [] if str(c) not in concepts]
     open_items: list[OpenItem] = []
-    for concept in concepts:
+    for concept in course_concepts(course):
         found = find_topic(concept)
         if found is None:
             continue
@@ -132,7 +130,7 @@ def qti_package(bank: QuizBank) -> bytes:
 
 def qti_item(item: ChoiceItem | OpenItem) -> ET.Element:
     root = ET.Element(
-        _q("qti-assessment-item"),
+        "qti-assessment-item",
         {
             "xmlns": QTI_NS,
             "identifier": _identifier(item.identifier),
@@ -146,83 +144,73 @@ def qti_item(item: ChoiceItem | OpenItem) -> ET.Element:
     if isinstance(item, ChoiceItem):
         declaration = ET.SubElement(
             root,
-            _q("qti-response-declaration"),
+            "qti-response-declaration",
             {"identifier": "RESPONSE", "cardinality": "single", "base-type": "identifier"},
         )
-        correct = ET.SubElement(declaration, _q("qti-correct-response"))
-        ET.SubElement(correct, _q("qti-value")).text = LETTERS[item.correct]
+        correct = ET.SubElement(declaration, "qti-correct-response")
+        ET.SubElement(correct, "qti-value").text = LETTERS[item.correct]
     else:
         ET.SubElement(
             root,
-            _q("qti-response-declaration"),
+            "qti-response-declaration",
             {"identifier": "RESPONSE", "cardinality": "single", "base-type": "string"},
         )
     scoring = {"identifier": "SCORE", "cardinality": "single", "base-type": "float"}
     if isinstance(item, OpenItem):
         scoring["external-scored"] = "human"  # an essay: a grader scores it with the rubric
-    outcome = ET.SubElement(root, _q("qti-outcome-declaration"), scoring)
-    default = ET.SubElement(outcome, _q("qti-default-value"))
-    ET.SubElement(default, _q("qti-value")).text = "0"
-    body = ET.SubElement(root, _q("qti-item-body"))
+    outcome = ET.SubElement(root, "qti-outcome-declaration", scoring)
+    default = ET.SubElement(outcome, "qti-default-value")
+    ET.SubElement(default, "qti-value").text = "0"
+    body = ET.SubElement(root, "qti-item-body")
     if isinstance(item, ChoiceItem):
         interaction = ET.SubElement(
             body,
-            _q("qti-choice-interaction"),
+            "qti-choice-interaction",
             {"response-identifier": "RESPONSE", "shuffle": "false", "max-choices": "1"},
         )
-        ET.SubElement(interaction, _q("qti-prompt")).text = item.prompt
+        ET.SubElement(interaction, "qti-prompt").text = item.prompt
         for index, option in enumerate(item.options):
-            choice = ET.SubElement(
-                interaction, _q("qti-simple-choice"), {"identifier": LETTERS[index]}
-            )
+            choice = ET.SubElement(interaction, "qti-simple-choice", {"identifier": LETTERS[index]})
             choice.text = option
-        ET.SubElement(root, _q("qti-response-processing"), {"template": MATCH_CORRECT})
+        ET.SubElement(root, "qti-response-processing", {"template": MATCH_CORRECT})
         return root
     interaction = ET.SubElement(
         body,
-        _q("qti-extended-text-interaction"),
+        "qti-extended-text-interaction",
         {"response-identifier": "RESPONSE", "expected-lines": "8"},
     )
-    ET.SubElement(interaction, _q("qti-prompt")).text = item.prompt
-    rubric = ET.SubElement(body, _q("qti-rubric-block"), {"use": "scoring", "view": "scorer"})
-    content = ET.SubElement(rubric, _q("qti-content-body"))
-    ET.SubElement(content, _q("p")).text = f"Reference answer: {item.reference_answer}"
-    points = ET.SubElement(content, _q("ul"))
+    ET.SubElement(interaction, "qti-prompt").text = item.prompt
+    rubric = ET.SubElement(body, "qti-rubric-block", {"use": "scoring", "view": "scorer"})
+    content = ET.SubElement(rubric, "qti-content-body")
+    ET.SubElement(content, "p").text = f"Reference answer: {item.reference_answer}"
+    points = ET.SubElement(content, "ul")
     for point in item.rubric:
-        ET.SubElement(points, _q("li")).text = point
+        ET.SubElement(points, "li").text = point
     return root
 
 
 def _manifest(bank: QuizBank, hrefs: list[tuple[str, str]]) -> ET.Element:
     manifest = ET.Element(
-        _cp("manifest"),
+        "manifest",
         {
             "xmlns": CP_NS,
             "identifier": _identifier(f"manifest-{bank.course_slug}"),
             f"{{{XSI}}}schemaLocation": f"{CP_NS} {CP_XSD}",
         },
     )
-    metadata = ET.SubElement(manifest, _cp("metadata"))
-    ET.SubElement(metadata, _cp("schema")).text = "QTI Package"
-    ET.SubElement(metadata, _cp("schemaversion")).text = "3.0.0"
-    ET.SubElement(manifest, _cp("organizations"))
-    resources = ET.SubElement(manifest, _cp("resources"))
+    metadata = ET.SubElement(manifest, "metadata")
+    ET.SubElement(metadata, "schema").text = "QTI Package"
+    ET.SubElement(metadata, "schemaversion").text = "3.0.0"
+    ET.SubElement(manifest, "organizations")
+    resources = ET.SubElement(manifest, "resources")
     for identifier, href in hrefs:
         resource = ET.SubElement(
             resources,
-            _cp("resource"),
+            "resource",
             {"identifier": identifier, "type": "imsqti_item_xmlv3p0", "href": href},
         )
-        ET.SubElement(resource, _cp("file"), {"href": href})
+        ET.SubElement(resource, "file", {"href": href})
     return manifest
-
-
-def _q(tag: str) -> str:
-    """A QTI element: unqualified, under the root's default namespace (`xmlns`)."""
-    return tag
-
-
-_cp = _q  # a manifest element, likewise
 
 
 # ---- Moodle XML -------------------------------------------------------------------------------

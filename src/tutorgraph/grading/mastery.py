@@ -92,6 +92,11 @@ def learner_mastery(*, session: Session, user_id: int) -> list[ConceptMastery]:
     )
 
 
+def mastery_by_concept(*, session: Session, user_id: int) -> dict[str, float]:
+    """The learner's mastery (weighted moving average) by concept."""
+    return {row.concept: row.wma for row in learner_mastery(session=session, user_id=user_id)}
+
+
 def _row(session: Session, user_id: int, concept: str) -> ConceptMastery | None:
     return session.scalar(
         select(ConceptMastery).where(

@@ -13,9 +13,11 @@ from tutorgraph.knowledge.graph import KnowledgeBase
 from tutorgraph.knowledge.learner_graph import KnowledgeEdge, KnowledgeNode, LearnerKnowledgeGraph
 from tutorgraph.knowledge.loader import (
     KnowledgeBaseError,
+    concept_title,
     find_topic,
     get_domain,
     load_domain_file,
+    misconception_description,
     shipped_domains,
 )
 from tutorgraph.knowledge.schema import Domain, Misconception, Question, Resource, Topic
@@ -37,9 +39,11 @@ __all__ = [
     "Resource",
     "TargetLevel",
     "Topic",
+    "concept_title",
     "find_topic",
     "get_domain",
     "load_domain_file",
+    "misconception_description",
     "shipped_domains",
     "starting_bloom",
 ]

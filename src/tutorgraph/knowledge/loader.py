@@ -82,3 +82,16 @@ def find_topic(topic_id: str) -> tuple[KnowledgeBase, str] | None:
         if topic_id in kb.topics:
             return kb, topic_id
     return None
+
+
+def concept_title(concept: str) -> str:
+    """A concept's title for people (its id when no shipped domain has it)."""
+    found = find_topic(concept)
+    return found[0].topic(concept).title if found else concept
+
+
+def misconception_description(concept: str, misconception: str) -> str:
+    """A known misconception of a concept in the knowledge base's words (else its id)."""
+    found = find_topic(concept)
+    known = found[0].topic(concept).misconception(misconception) if found else None
+    return known.description if known else misconception

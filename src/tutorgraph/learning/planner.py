@@ -22,7 +22,13 @@ from sqlalchemy.orm import Session
 
 from tutorgraph import practice
 from tutorgraph.grading import mastery
-from tutorgraph.knowledge import KnowledgeBase, find_topic, get_domain, shipped_domains
+from tutorgraph.knowledge import (
+    KnowledgeBase,
+    concept_title,
+    find_topic,
+    get_domain,
+    shipped_domains,
+)
 from tutorgraph.learning import next_step, reviews, xapi
 from tutorgraph.learning.next_step import Graded, LessonRef, Situation
 from tutorgraph.lti import service as lti_service
@@ -213,7 +219,7 @@ def next_activity(session: Session, *, user: User, now: datetime) -> NextActivit
         return _activity(step)
     due = reviews.due_concepts(session=session, user_id=user.id, now=now)
     if due:
-        titles = [_title(concept) for concept in due]
+        titles = [concept_title(concept) for concept in due]
         return NextActivity(
             kind="review",
             target={"url": "/review"},
@@ -225,7 +231,7 @@ def next_activity(session: Session, *, user: User, now: datetime) -> NextActivit
             return NextActivity(
                 kind="practice",
                 target={"url": f"/quiz/{quiz.id}#question", "round_id": quiz.id},
-                title=f"Continue practising {_title(quiz.topic)}",
+                title=f"Continue practising {concept_title(quiz.topic)}",
                 reason="Your practice round is waiting where you left it.",
             )
     known = {
@@ -288,15 +294,3 @@ def _activity(step: NextStep) -> NextActivity:
         decision=step.decision,
         step_id=step.id,
     )
-
-
-def masteries(session: Session, user_id: int) -> dict[str, float]:
-    """The learner's mastery (weighted moving average) by concept."""
-    return {
-        row.concept: row.wma for row in mastery.learner_mastery(session=session, user_id=user_id)
-    }
-
-
-def _title(concept: str) -> str:
-    found = find_topic(concept)
-    return found[0].topic(concept).title if found else concept

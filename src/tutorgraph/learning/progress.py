@@ -16,7 +16,13 @@ from sqlalchemy.orm import Session
 
 from tutorgraph.grading import mastery
 from tutorgraph.grading.decision import ALTERNATE_THRESHOLD, PROCEED_THRESHOLD
-from tutorgraph.knowledge import BloomLevel, KnowledgeBase, find_topic, shipped_domains
+from tutorgraph.knowledge import (
+    BloomLevel,
+    KnowledgeBase,
+    find_topic,
+    misconception_description,
+    shipped_domains,
+)
 from tutorgraph.store.models import EvaluationEvent
 
 CLEARED_SCORE = PROCEED_THRESHOLD  # a later answer this good, without it, clears a misconception
@@ -153,7 +159,7 @@ def _update_ledger(
             ledger[key] = MisconceptionEntry(
                 id=misconception,
                 concept=event.concept,
-                description=_description(event.concept, misconception),
+                description=misconception_description(event.concept, misconception),
                 first_seen=event.created_at,
                 last_seen=event.created_at,
                 times=1,
@@ -171,12 +177,6 @@ def _update_ledger(
 def _kb(concept: str) -> KnowledgeBase | None:
     found = find_topic(concept)
     return found[0] if found else None
-
-
-def _description(concept: str, misconception: str) -> str:
-    kb = _kb(concept)
-    known = kb.topic(concept).misconception(misconception) if kb else None
-    return known.description if known else misconception
 
 
 def _curriculum_position(progress: ConceptProgress) -> tuple[int, int]:

@@ -23,7 +23,7 @@ import httpx
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from tutorgraph.knowledge import find_topic
+from tutorgraph.knowledge import concept_title, find_topic
 from tutorgraph.settings import XapiSettings
 from tutorgraph.store.db import Database
 from tutorgraph.store.models import EvaluationEvent, XapiStatement, utcnow
@@ -112,7 +112,8 @@ def compose(row: XapiStatement, settings: XapiSettings) -> dict[str, Any]:
         )
         statement["result"] = {"completion": True}
         return statement
-    concept = _activity(_concept_iri(base, data), "concept", _title(data["concept"]))
+    title = concept_title(data["concept"])
+    concept = _activity(_concept_iri(base, data), "concept", title)
     if row.verb == "mastered":
         statement["object"] = concept
         statement["result"] = {"success": True, "score": {"scaled": round(data["mastery"], 4)}}
@@ -120,7 +121,9 @@ def compose(row: XapiStatement, settings: XapiSettings) -> dict[str, Any]:
     question_iri = _concept_iri(base, data) + (
         f"/questions/{data['question_id']}" if data.get("question_id") else f"/answers/{row.id}"
     )
-    question = _activity(question_iri, "question", data["question"] or _title(data["concept"]))
+    question = _activity(
+        question_iri, "question", data["question"] or concept_title(data["concept"])
+    )
     question["definition"]["interactionType"] = "long-fill-in"
     statement["object"] = question
     result: dict[str, Any] = {
@@ -148,11 +151,6 @@ def _activity(iri: str, kind: str, name: str) -> dict[str, Any]:
 
 def _concept_iri(base: str, data: dict[str, Any]) -> str:
     return f"{base}/kb/{data.get('domain') or 'unknown'}/{data['concept']}"
-
-
-def _title(concept: str) -> str:
-    found = find_topic(concept)
-    return found[0].topic(concept).title if found else concept
 
 
 # ---- sending ---------------------------------------------------------------------------------

@@ -42,6 +42,7 @@ from tutorgraph.lti.framework import DatabaseLaunchStorage, Launch, Login, LtiRe
 from tutorgraph.security import NO_PASSWORD
 from tutorgraph.settings import LtiPlatform, Settings
 from tutorgraph.signing_secret import create_private_file
+from tutorgraph.store import courses
 from tutorgraph.store.db import Database
 from tutorgraph.store.models import LearningPath, LtiLink, LtiScore, User, utcnow
 
@@ -250,13 +251,10 @@ def queue_grades(session: Session, *, user_id: int, concept: str) -> int:
         course = session.scalar(select(LearningPath).where(LearningPath.slug == link.course_slug))
         if course is None:
             continue
-        concepts = instructor.course_concepts(course)
+        concepts = courses.course_concepts(course)
         if concept not in concepts:
             continue
-        known = {
-            row.concept: row.wma
-            for row in mastery.learner_mastery(session=session, user_id=user_id)
-        }
+        known = mastery.mastery_by_concept(session=session, user_id=user_id)
         grade = round(100 * sum(known.get(c, 0.0) for c in concepts) / len(concepts), 2)
         pending = session.scalar(
             select(LtiScore).where(LtiScore.link_id == link.id, LtiScore.sent_at.is_(None))

@@ -104,6 +104,16 @@ def course_lessons(course: LearningPath) -> list[Lesson]:
     return [lesson for module in course.modules for lesson in module.lessons]
 
 
+def course_concepts(course: LearningPath) -> tuple[str, ...]:
+    """The knowledge-base concepts a course's lessons teach, in lesson order."""
+    concepts: list[str] = []
+    for lesson in course_lessons(course):
+        for concept in lesson.concepts or []:
+            if str(concept) not in concepts:
+                concepts.append(str(concept))
+    return tuple(concepts)
+
+
 def _owned(course: LearningPath, user: User) -> None:
     if course.created_by != user.id and user.role != "admin":
         raise PermissionDeniedError("only the course's owner can change its sharing")

@@ -12,7 +12,7 @@ from tutorgraph import practice
 from tutorgraph.api.deps import CurrentUser, NowDep, SessionDep
 from tutorgraph.api.unit_of_work import UnitOfWorkRoute
 from tutorgraph.errors import InputError
-from tutorgraph.knowledge import find_topic, shipped_domains
+from tutorgraph.knowledge import concept_title, find_topic, shipped_domains
 from tutorgraph.learning import planner, progress, reviews
 from tutorgraph.web.knowledge_svg import mastery_layout
 from tutorgraph.web.templating import remember_user, render
@@ -46,7 +46,7 @@ def review_page(request: Request, session: SessionDep, user: CurrentUser, now: N
     remember_user(request, user)
     planner.plan_pending(session, user_id=user.id)
     items = reviews.queue(session=session, user_id=user.id, now=now)
-    titles = {item.concept: _title(item.concept) for item in items}
+    titles = {item.concept: concept_title(item.concept) for item in items}
     return render(
         request,
         "review.html",
@@ -101,8 +101,3 @@ def progress_page(request: Request, session: SessionDep, user: CurrentUser) -> R
         "progress.html",
         {"model": model, "graphs": graphs, "grouped": grouped, "domain_titles": domain_titles},
     )
-
-
-def _title(concept: str) -> str:
-    found = find_topic(concept)
-    return found[0].topic(concept).title if found else concept
