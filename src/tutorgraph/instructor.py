@@ -11,9 +11,10 @@ from __future__ import annotations
 import csv
 import io
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 
+from pydantic import BaseModel, Field
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -130,10 +131,11 @@ def scopes(session: Session, *, user: User) -> list[Scope]:
 # ---- alerts ---------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class AlertView:
+class AlertView(BaseModel):
+    """An alert as an instructor sees it (`GET /api/v1/alerts`)."""
+
     id: int
-    course: str
+    course: str = Field(description="The course whose instructor sees it.")
     learner: str
     concept: str
     concept_title: str
@@ -142,6 +144,21 @@ class AlertView:
     answer: str
     created_at: datetime
     handled_at: datetime | None
+
+
+def _view(alert: InstructorAlert, learner: str, course: str) -> AlertView:
+    return AlertView(
+        id=alert.id,
+        course=course,
+        learner=learner,
+        concept=alert.concept,
+        concept_title=concept_title(alert.concept),
+        score=alert.score,
+        question=alert.question,
+        answer=alert.answer,
+        created_at=alert.created_at,
+        handled_at=alert.read_at,
+    )
 
 
 def alerts(session: Session, *, scope: Scope, open_only: bool = True) -> list[AlertView]:
@@ -158,21 +175,7 @@ def alerts(session: Session, *, scope: Scope, open_only: bool = True) -> list[Al
     )
     if open_only:
         query = query.where(InstructorAlert.read_at.is_(None))
-    return [
-        AlertView(
-            id=alert.id,
-            course=scope.course.slug,
-            learner=name,
-            concept=alert.concept,
-            concept_title=concept_title(alert.concept),
-            score=alert.score,
-            question=alert.question,
-            answer=alert.answer,
-            created_at=alert.created_at,
-            handled_at=alert.read_at,
-        )
-        for alert, name in session.execute(query)
-    ]
+    return [_view(alert, name, scope.course.slug) for alert, name in session.execute(query)]
 
 
 def visible_alerts(session: Session, *, user: User, open_only: bool) -> list[AlertView]:
@@ -189,55 +192,73 @@ def visible_alerts(session: Session, *, user: User, open_only: bool) -> list[Ale
 
 def handle_alert(session: Session, *, user: User, alert_id: int) -> AlertView:
     """Mark an alert handled; one outside the instructor's courses does not exist for them."""
-    mine = {a.id: a for a in visible_alerts(session, user=user, open_only=False)}
     alert = session.get(InstructorAlert, alert_id)
-    if alert is None or alert_id not in mine:
+    scope = next(
+        (
+            s
+            for s in scopes(session, user=user)
+            if alert is not None and alert.user_id in s.learner_ids and alert.concept in s.concepts
+        ),
+        None,
+    )
+    if alert is None or scope is None:
         raise NotFoundError(f"no alert {alert_id}")
     if alert.read_at is None:
         alert.read_at, alert.handled_by = utcnow(), user.id
         session.flush()
-    view = mine[alert_id]
-    return AlertView(**{**view.__dict__, "handled_at": alert.read_at})
+    learner = session.get(User, alert.user_id)
+    return _view(alert, learner.name if learner else "", scope.course.slug)
 
 
 # ---- the dashboard --------------------------------------------------------------------------
 
 
-@dataclass
-class ConceptCohort:
+class ConceptCohort(BaseModel):
     concept: str
     title: str
-    learners: int = 0  # learners with a mastery estimate
+    learners: int = Field(default=0, description="Learners with a mastery estimate on it.")
     mean: float | None = None
-    buckets: list[int] = field(default_factory=lambda: [0] * BUCKETS)
+    buckets: list[int] = Field(
+        default_factory=lambda: [0] * BUCKETS,
+        description="Learners per mastery band: 0-20%, ..., 80-100%.",
+    )
 
 
-@dataclass
-class MisconceptionCohort:
+class Example(BaseModel):
+    learner: str
+    answer: str  # their words
+
+
+class MisconceptionCohort(BaseModel):
     id: str
     concept: str
     description: str
     answers: int
     learners: int
-    examples: list[tuple[str, str]]  # (learner, their words)
+    examples: list[Example]
 
 
-@dataclass
-class Dashboard:
-    course: LearningPath
+class Dashboard(BaseModel):
+    """A course's cohort (`GET /api/v1/teach/courses/{slug}`)."""
+
+    course: str
+    title: str
     learners: int
     concepts: list[ConceptCohort]
     misconceptions: list[MisconceptionCohort]
     alerts: list[AlertView]
+    generated_at: datetime
 
 
 def dashboard(session: Session, *, scope: Scope) -> Dashboard:
     return Dashboard(
-        course=scope.course,
+        course=scope.course.slug,
+        title=scope.course.title,
         learners=len(scope.learner_ids),
         concepts=_mastery_distribution(session, scope),
         misconceptions=_common_misconceptions(session, scope),
         alerts=alerts(session, scope=scope),
+        generated_at=utcnow(),
     )
 
 
@@ -255,7 +276,7 @@ def _mastery_rows(session: Session, scope: Scope) -> list[ConceptMastery]:
 
 
 def _mastery_distribution(session: Session, scope: Scope) -> list[ConceptCohort]:
-    cohorts = {c: ConceptCohort(c, concept_title(c)) for c in scope.concepts}
+    cohorts = {c: ConceptCohort(concept=c, title=concept_title(c)) for c in scope.concepts}
     totals: dict[str, float] = {}
     for row in _mastery_rows(session, scope):
         cohort = cohorts[row.concept]
@@ -301,7 +322,7 @@ def _common_misconceptions(session: Session, scope: Scope) -> list[Misconception
             entry.learners = len(learners[key])
             answer = " ".join(str(event.payload.get("answer") or "").split())
             if answer and len(entry.examples) < EXAMPLES:
-                entry.examples.append((name, answer[:EXAMPLE_CHARS]))
+                entry.examples.append(Example(learner=name, answer=answer[:EXAMPLE_CHARS]))
     ranked = sorted(found.values(), key=lambda m: (-m.learners, -m.answers, m.id))
     return ranked[:TOP_MISCONCEPTIONS]
 

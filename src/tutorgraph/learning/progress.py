@@ -8,9 +8,9 @@ reopens it."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import datetime
 
+from pydantic import BaseModel, Field, computed_field
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -31,8 +31,9 @@ TREND_ANSWERS = 5
 EXCERPT_CHARS = 240
 
 
-@dataclass(frozen=True)
-class Evidence:
+class Evidence(BaseModel):
+    """One graded answer on a concept and how it moved the learner's mastery."""
+
     at: datetime
     question: str
     answer: str
@@ -42,8 +43,7 @@ class Evidence:
     source: str
 
 
-@dataclass
-class ConceptProgress:
+class ConceptProgress(BaseModel):
     concept: str
     title: str
     domain: str
@@ -51,9 +51,10 @@ class ConceptProgress:
     bkt: float
     attempts: int
     bloom_reached: str | None = None
-    scores: list[float] = field(default_factory=list)
-    evidence: list[Evidence] = field(default_factory=list)
+    scores: list[float] = Field(default_factory=list, exclude=True)
+    evidence: list[Evidence] = Field(default_factory=list)
 
+    @computed_field  # type: ignore[prop-decorator]
     @property
     def trend(self) -> str:
         """rising, falling or steady over the last answers (or 'new' after one)."""
@@ -64,24 +65,27 @@ class ConceptProgress:
         return "rising" if change > 0.1 else "falling" if change < -0.1 else "steady"
 
 
-@dataclass
-class MisconceptionEntry:
+class MisconceptionEntry(BaseModel):
     id: str
     concept: str
     description: str
     first_seen: datetime
     last_seen: datetime
     times: int
-    example: str  # the learner's own words, from the latest answer that showed it
+    example: str = Field(description="The learner's own words, from the latest answer showing it.")
     cleared_at: datetime | None = None
 
+    @computed_field  # type: ignore[prop-decorator]
     @property
     def status(self) -> str:
+        """open, or cleared by a later good answer without it."""
         return "cleared" if self.cleared_at is not None else "open"
 
 
-@dataclass
-class LearnerModel:
+class LearnerModel(BaseModel):
+    """`GET /api/v1/me/progress`: mastery per concept with its evidence, and the misconception
+    ledger."""
+
     concepts: list[ConceptProgress]
     misconceptions: list[MisconceptionEntry]
 
@@ -121,7 +125,7 @@ def learner_model(session: Session, *, user_id: int) -> LearnerModel:
     entries = sorted(
         ledger.values(), key=lambda e: (e.status != "open", e.last_seen), reverse=False
     )
-    return LearnerModel(ordered, entries)
+    return LearnerModel(concepts=ordered, misconceptions=entries)
 
 
 def _add_evidence(progress: ConceptProgress, event: EvaluationEvent) -> None:

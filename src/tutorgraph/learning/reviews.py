@@ -15,10 +15,10 @@ off so a schedule is reproducible. Due reviews become short practice rounds (`RE
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from fsrs import Card, Rating, Scheduler, State
+from pydantic import BaseModel, Field
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -104,14 +104,17 @@ def schedule_plan(
     return added
 
 
-@dataclass(frozen=True)
-class ReviewItem:
+class ReviewItem(BaseModel):
+    """`GET /api/v1/me/reviews`: one concept's FSRS card."""
+
     concept: str
     due: datetime
     is_due: bool
     reviews: int
     lapses: int
-    retrievability: float | None  # FSRS's probability of recall now; None before a review
+    retrievability: float | None = Field(
+        description="FSRS's probability of recall now; null before a first review."
+    )
     state: str
 
 

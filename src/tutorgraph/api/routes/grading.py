@@ -143,30 +143,16 @@ def my_mastery(session: SessionDep, user: CurrentUser) -> list[MasteryRow]:
     ]
 
 
-class AlertOut(BaseModel):
-    id: int
-    course: str = Field(description="The course whose instructor sees it.")
-    learner: str
-    concept: str
-    concept_title: str
-    score: float
-    question: str
-    answer: str
-    created_at: datetime
-    handled_at: datetime | None
-
-
 @router.get("/alerts", responses=problem_responses(403))
-def list_alerts(session: SessionDep, user: InstructorUser, unread: bool = False) -> list[AlertOut]:
+def list_alerts(
+    session: SessionDep, user: InstructorUser, unread: bool = False
+) -> list[instructor.AlertView]:
     """Alerts for critical failures (score < 0.4) of the learners of the courses you teach, on
     those courses' concepts (admins: every course)."""
-    return [
-        AlertOut(**a.__dict__)
-        for a in instructor.visible_alerts(session, user=user, open_only=unread)
-    ]
+    return instructor.visible_alerts(session, user=user, open_only=unread)
 
 
 @router.post("/alerts/{alert_id}/read", responses=problem_responses(403, 404))
-def read_alert(alert_id: DbId, session: SessionDep, user: InstructorUser) -> AlertOut:
+def read_alert(alert_id: DbId, session: SessionDep, user: InstructorUser) -> instructor.AlertView:
     """Mark an alert handled."""
-    return AlertOut(**instructor.handle_alert(session, user=user, alert_id=alert_id).__dict__)
+    return instructor.handle_alert(session, user=user, alert_id=alert_id)

@@ -3,19 +3,15 @@ concept, common misconceptions with example answers, open alerts, and a CSV expo
 
 from __future__ import annotations
 
-from datetime import datetime
-
 from fastapi import APIRouter, Request, Response
 from pydantic import BaseModel, Field
 
 from tutorgraph import instructor
 from tutorgraph.api.deps import DatabaseDep, InstructorUser, SessionDep
 from tutorgraph.api.openapi_problems import problem_responses
-from tutorgraph.api.routes.grading import AlertOut
 from tutorgraph.api.unit_of_work import UnitOfWorkRoute
 from tutorgraph.content import quiz_export
 from tutorgraph.learning.refit_schedule import refit
-from tutorgraph.store.models import utcnow
 
 router = APIRouter(route_class=UnitOfWorkRoute, prefix="/teach", tags=["instructor"])
 
@@ -24,38 +20,6 @@ class TaughtCourse(BaseModel):
     slug: str
     title: str
     learners: int
-
-
-class ConceptCohortOut(BaseModel):
-    concept: str
-    title: str
-    learners: int = Field(description="Learners with a mastery estimate on it.")
-    mean: float | None
-    buckets: list[int] = Field(description="Learners per mastery band: 0-20%, ..., 80-100%.")
-
-
-class ExampleOut(BaseModel):
-    learner: str
-    answer: str
-
-
-class MisconceptionCohortOut(BaseModel):
-    id: str
-    concept: str
-    description: str
-    answers: int
-    learners: int
-    examples: list[ExampleOut]
-
-
-class DashboardOut(BaseModel):
-    course: str
-    title: str
-    learners: int
-    concepts: list[ConceptCohortOut]
-    misconceptions: list[MisconceptionCohortOut]
-    alerts: list[AlertOut]
-    generated_at: datetime
 
 
 @router.get("/courses", responses=problem_responses(403))
@@ -68,24 +32,9 @@ def taught(session: SessionDep, user: InstructorUser) -> list[TaughtCourse]:
 
 
 @router.get("/courses/{slug}", responses=problem_responses(403, 404))
-def course_dashboard(slug: str, session: SessionDep, user: InstructorUser) -> DashboardOut:
+def course_dashboard(slug: str, session: SessionDep, user: InstructorUser) -> instructor.Dashboard:
     """The cohort of a course you teach."""
-    board = instructor.dashboard(session, scope=instructor.scope_of(session, user=user, slug=slug))
-    return DashboardOut(
-        course=board.course.slug,
-        title=board.course.title,
-        learners=board.learners,
-        concepts=[ConceptCohortOut(**c.__dict__) for c in board.concepts],
-        misconceptions=[
-            MisconceptionCohortOut(
-                **{k: v for k, v in m.__dict__.items() if k != "examples"},
-                examples=[ExampleOut(learner=n, answer=a) for n, a in m.examples],
-            )
-            for m in board.misconceptions
-        ],
-        alerts=[AlertOut(**a.__dict__) for a in board.alerts],
-        generated_at=utcnow(),
-    )
+    return instructor.dashboard(session, scope=instructor.scope_of(session, user=user, slug=slug))
 
 
 @router.get(
