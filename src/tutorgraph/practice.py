@@ -164,14 +164,19 @@ def can_retry(progress: Progress, question: QuizQuestion) -> bool:
     answer = progress.answers.get(question.id)
     if answer is None or str(answer.result.get("decision")) not in RETRYABLE:
         return False
-    if int(question.payload.get("attempt", 1)) >= MAX_ATTEMPTS:
-        return False
-    later = [
-        q
-        for q in progress.questions
-        if q.source_id == question.source_id and q.position > question.position
-    ]
-    return not later
+    return _may_ask_again(progress, question)
+
+
+def _may_ask_again(progress: Progress, question: QuizQuestion) -> bool:
+    """Answered, attempts left, and not already asked again later in the round."""
+    return (
+        question.id in progress.answers
+        and int(question.payload.get("attempt", 1)) < MAX_ATTEMPTS
+        and not any(
+            q.source_id == question.source_id and q.position > question.position
+            for q in progress.questions
+        )
+    )
 
 
 def retry_question(*, session: Session, user_id: int, round_id: str, question_id: int) -> None:
@@ -195,14 +200,7 @@ def queue_again(
     False (nothing queued) when the learner already has a later attempt or used them all."""
     progress = load_round(session=session, user_id=user_id, round_id=round_id)
     question = next((q for q in progress.questions if q.id == question_id), None)
-    if question is None or question.id not in progress.answers:
-        return False
-    if int(question.payload.get("attempt", 1)) >= MAX_ATTEMPTS:
-        return False
-    if any(
-        q.source_id == question.source_id and q.position > question.position
-        for q in progress.questions
-    ):
+    if question is None or not _may_ask_again(progress, question):
         return False
     _ask_again(session, progress, question, hint=hint)
     return True

@@ -31,10 +31,10 @@ from tutorgraph.grading._text import STOPWORDS, words
 from tutorgraph.knowledge import KnowledgeBase
 from tutorgraph.knowledge.bloom import BloomLevel
 from tutorgraph.knowledge.schema import Topic
+from tutorgraph.practice import MAX_ATTEMPTS
 
 StepKind = Literal["retry", "tutor", "remediate", "practice", "lesson", "review"]
 
-MAX_ATTEMPTS = 3  # the first answer and two more tries, as practice allows
 ESCALATE_FROM_ATTEMPT = 2  # a RETRY on this attempt or later becomes ALTERNATE
 MASTERED_MASTERY = 0.8  # a concept at or above this mastery is not sent back to
 READY_MASTERY = 0.6  # a concept whose prerequisites all reach this is ready to start

@@ -15,6 +15,7 @@ gradebook (Assignment and Grade Services).
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import logging
 from dataclasses import dataclass
@@ -64,7 +65,12 @@ class LtiError(AuthenticationError):
 
 def tool_key(settings: Settings) -> tuple[str, str]:
     """(private PEM, public PEM) of the tool's signing key, created on first use."""
-    path = Path(settings.data_dir) / KEY_FILE
+    return _key_at((Path(settings.data_dir) / KEY_FILE).resolve())
+
+
+@functools.cache
+def _key_at(path: Path) -> tuple[str, str]:
+    """Read (or make) the key once per process: it never changes under a running server."""
     if not path.exists():
         key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
         pem = key.private_bytes(

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from sqlalchemy.orm import Session
 
 from tutorgraph import instructor
 from tutorgraph.api.deps import DatabaseDep, InstructorUser, SessionDep
 from tutorgraph.api.unit_of_work import UnitOfWorkRoute
-from tutorgraph.grading.refit import last_refit
+from tutorgraph.grading.refit import RefitReport, last_refit
 from tutorgraph.learning.refit_schedule import refit
 from tutorgraph.store.ids import DbId
+from tutorgraph.store.models import User
 from tutorgraph.web.templating import remember_user, render
 
 router = APIRouter(route_class=UnitOfWorkRoute, include_in_schema=False)
@@ -18,16 +20,7 @@ router = APIRouter(route_class=UnitOfWorkRoute, include_in_schema=False)
 
 @router.get("/teach", response_class=HTMLResponse)
 def teach_home(request: Request, session: SessionDep, user: InstructorUser) -> Response:
-    remember_user(request, user)
-    return render(
-        request,
-        "teach.html",
-        {
-            "scopes": instructor.scopes(session, user=user),
-            "last_refit": last_refit(session=session),
-            "mastery": request.app.state.settings.mastery,
-        },
-    )
+    return _teach_page(request, session, user)
 
 
 @router.post("/teach/refit", response_class=HTMLResponse)
@@ -35,8 +28,16 @@ def refit_now(
     request: Request, session: SessionDep, user: InstructorUser, database: DatabaseDep
 ) -> Response:
     """Refit mastery (BKT) from every stored answer now, and show what it did."""
-    remember_user(request, user)
     report = refit(database, request.app.state.settings.mastery)
+    return _teach_page(request, session, user, report=report)
+
+
+def _teach_page(
+    request: Request, session: Session, user: User, *, report: RefitReport | None = None
+) -> Response:
+    """The courses this instructor teaches, and how mastery is estimated (with a refit's
+    report right after one)."""
+    remember_user(request, user)
     return render(
         request,
         "teach.html",
