@@ -4,6 +4,7 @@ TUTORGRAPH_TEST_DATABASE_URL is set."""
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,12 +14,14 @@ from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, text
 
 from tutorgraph.api.app import create_app
+from tutorgraph.cli.seed import run_seed
 from tutorgraph.settings import Settings, normalize_database_url
 from tutorgraph.store import migrate
 from tutorgraph.store.db import Database
 
 pytest_plugins = ["tests.fakes.plugin"]
 
+REPO_CONTENT = Path(__file__).resolve().parents[1] / "content"
 PG_URL_ENV = "TUTORGRAPH_TEST_DATABASE_URL"
 TEST_SECRET = "test-secret-that-is-long-enough-for-hs256"
 BACKENDS = ["sqlite", "postgres"]
@@ -119,3 +122,19 @@ def register_and_login(
     assert response.status_code == 200, response.text
     client.cookies.clear()
     return {"Authorization": f"Bearer {response.json()['access_token']}"}
+
+
+@pytest.fixture(scope="session")
+def seeded_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A data dir holding the demo courses (database and search indexes), seeded once."""
+    root = tmp_path_factory.mktemp("seeded")
+    settings = make_settings(root, content_dir=REPO_CONTENT)
+    migrate.upgrade(settings)
+    run_seed(settings)
+    return settings.data_dir
+
+
+def seeded_copy(tmp_path: Path, seeded_data: Path, **overrides: object) -> Settings:
+    """Settings on a private copy of the seeded data dir."""
+    shutil.copytree(seeded_data, tmp_path / "data")
+    return make_settings(tmp_path, content_dir=REPO_CONTENT, **overrides)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import csv
 import io
 import re
-import shutil
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,32 +15,20 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
-from tests.conftest import make_settings
+from tests.conftest import seeded_copy
 from tutorgraph.api.app import create_app
-from tutorgraph.cli.seed import run_seed
 from tutorgraph.knowledge import get_domain
 from tutorgraph.settings import Settings
-from tutorgraph.store import migrate, users
+from tutorgraph.store import users
 from tutorgraph.store.db import Database
 from tutorgraph.store.models import Lesson
 
-REPO_CONTENT = Path(__file__).resolve().parents[2] / "content"
 PYTHON, ML = "python-engineering", "modern-machine-learning"
 
 
-@pytest.fixture(scope="module")
-def _seeded(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("seeded")
-    settings = make_settings(root, content_dir=REPO_CONTENT)
-    migrate.upgrade(settings)
-    run_seed(settings)
-    return settings.data_dir
-
-
 @pytest.fixture
-def seeded(tmp_path: Path, _seeded: Path) -> Settings:
-    shutil.copytree(_seeded, tmp_path / "data")
-    return make_settings(tmp_path, content_dir=REPO_CONTENT)
+def seeded(tmp_path: Path, seeded_data: Path) -> Settings:
+    return seeded_copy(tmp_path, seeded_data)
 
 
 @pytest.fixture

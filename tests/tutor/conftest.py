@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,31 +15,18 @@ from fastapi.testclient import TestClient
 from httpx import Response
 from sqlalchemy import select
 
-from tests.conftest import make_settings
-from tutorgraph.cli.seed import run_seed
+from tests.conftest import seeded_copy
 from tutorgraph.settings import Settings
-from tutorgraph.store import migrate
 from tutorgraph.store.db import Database
 from tutorgraph.store.models import Lesson
 
-REPO_CONTENT = Path(__file__).resolve().parents[2] / "content"
 EVENT_TYPES = {"text", "tool_call", "tool_result", "error", "done"}
 
 
-@pytest.fixture(scope="session")
-def _seeded_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("seeded")
-    settings = make_settings(root, content_dir=REPO_CONTENT)
-    migrate.upgrade(settings)
-    run_seed(settings)
-    return settings.data_dir
-
-
 @pytest.fixture
-def settings(tmp_path: Path, _seeded_data: Path) -> Settings:
+def settings(tmp_path: Path, seeded_data: Path) -> Settings:
     """Settings whose database and search indexes already hold the demo courses."""
-    shutil.copytree(_seeded_data, tmp_path / "data")
-    return make_settings(tmp_path, content_dir=REPO_CONTENT)
+    return seeded_copy(tmp_path, seeded_data)
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.tutor.conftest import REPO_CONTENT
+from tests.conftest import REPO_CONTENT
 from tutorgraph.bench.report import write_section
 from tutorgraph.bench.tutor import TutorBenchConfig, markdown, run_tutor_benchmark
 

@@ -11,8 +11,8 @@ import pytest
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
-from tests.conftest import make_settings, register_and_login
-from tests.tutor.conftest import REPO_CONTENT, chat, lesson_id
+from tests.conftest import REPO_CONTENT, make_settings, register_and_login
+from tests.tutor.conftest import chat, lesson_id
 from tutorgraph.api.app import create_app
 from tutorgraph.settings import Settings
 from tutorgraph.store.db import Database
@@ -235,8 +235,8 @@ def test_websocket_refuses_foreign_origins(client: TestClient, settings: Setting
         assert ws.receive_json()["type"] == "done"
 
 
-def test_websocket_allows_configured_origins(tmp_path: Path, _seeded_data: Path) -> None:
-    shutil.copytree(_seeded_data, tmp_path / "data")
+def test_websocket_allows_configured_origins(tmp_path: Path, seeded_data: Path) -> None:
+    shutil.copytree(seeded_data, tmp_path / "data")
     configured = make_settings(
         tmp_path,
         content_dir=REPO_CONTENT,

@@ -220,7 +220,7 @@ def _retry(graded: Graded, topic: Topic, situation: Situation) -> Step:
         target=(
             {"url": f"/quiz/{graded.round_id}#question", "round_id": graded.round_id}
             if in_round
-            else _practice_target(topic.id, graded)
+            else _practice_target(topic.id)
         ),
         requeue=(
             Requeue(str(graded.round_id), int(graded.question_id or 0), nudge) if in_round else None
@@ -272,9 +272,7 @@ def teaching_mode(topic: Topic, attempt: int) -> str:
 
 def _remediate(graded: Graded, topic: Topic, weakest: Topic, situation: Situation) -> Step:
     lesson = situation.lessons.get(weakest.id)
-    target = _practice_target(weakest.id, graded)
-    if lesson is not None:
-        target["lesson_url"] = lesson.url
+    target = _practice_target(weakest.id, lesson=lesson)
     return Step(
         decision="REMEDIATE",
         kind="remediate",
@@ -308,7 +306,7 @@ def _proceed(graded: Graded, kb: KnowledgeBase, topic: Topic, situation: Situati
         kind="practice",
         title=f"Practise {topic.title} at the {level.value} level",
         reason="Good: the next questions go one step up the Bloom ladder.",
-        target=_practice_target(topic.id, graded, above=reached.value if reached else None),
+        target=_practice_target(topic.id, above=reached.value if reached else None),
     )
 
 
@@ -329,9 +327,7 @@ def _mastered(graded: Graded, kb: KnowledgeBase, topic: Topic, situation: Situat
             target={"url": "/review"},
         )
     lesson = situation.lessons.get(following.id)
-    target = _practice_target(following.id, graded)
-    if lesson is not None:
-        target["lesson_url"] = lesson.url
+    target = _practice_target(following.id, lesson=lesson)
     return Step(
         decision="MASTERED",
         kind="lesson" if lesson else "practice",
@@ -356,9 +352,14 @@ def _in_round(graded: Graded) -> bool:
     return graded.source == "practice" and bool(graded.round_id) and bool(graded.question_id)
 
 
-def _practice_target(concept: str, graded: Graded, *, above: str | None = None) -> dict[str, Any]:
-    """A new practice round on a concept, started when the learner takes the step."""
+def _practice_target(
+    concept: str, *, above: str | None = None, lesson: LessonRef | None = None
+) -> dict[str, Any]:
+    """A new practice round on a concept, started when the learner takes the step (and the
+    concept's lesson to read first, when the learner can see one)."""
     target: dict[str, Any] = {"start_topic": concept}
     if above:
         target["above"] = above
+    if lesson is not None:
+        target["lesson_url"] = lesson.url
     return target
