@@ -13,9 +13,10 @@ import io
 from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from pydantic import BaseModel, Field
-from sqlalchemy import select
+from sqlalchemy import ColumnElement, select
 from sqlalchemy.orm import Session
 
 from tutorgraph.errors import InputError, NotFoundError, PermissionDeniedError
@@ -92,6 +93,17 @@ class Scope:
     learner_ids: frozenset[int]
     concepts: tuple[str, ...]  # in lesson order
 
+    @property
+    def empty(self) -> bool:
+        return not self.learner_ids or not self.concepts
+
+    def includes(self, user_id: int, concept: str) -> bool:
+        return user_id in self.learner_ids and concept in self.concepts
+
+    def covers(self, user_id: Any, concept: Any) -> list[ColumnElement[bool]]:
+        """The filter on a learner-and-concept table: this course's learners, its concepts."""
+        return [user_id.in_(self.learner_ids), concept.in_(self.concepts)]
+
 
 def taught_courses(session: Session, *, user: User) -> list[LearningPath]:
     if user.role not in TEACHING_ROLES:
@@ -162,14 +174,13 @@ def _view(alert: InstructorAlert, learner: str, course: str) -> AlertView:
 
 
 def alerts(session: Session, *, scope: Scope, open_only: bool = True) -> list[AlertView]:
-    if not scope.learner_ids or not scope.concepts:
+    if scope.empty:
         return []
     query = (
         select(InstructorAlert, User.name)
         .join(User, User.id == InstructorAlert.user_id)
         .where(
-            InstructorAlert.user_id.in_(scope.learner_ids),
-            InstructorAlert.concept.in_(scope.concepts),
+            *scope.covers(InstructorAlert.user_id, InstructorAlert.concept),
         )
         .order_by(InstructorAlert.id.desc())
     )
@@ -197,7 +208,7 @@ def handle_alert(session: Session, *, user: User, alert_id: int) -> AlertView:
         (
             s
             for s in scopes(session, user=user)
-            if alert is not None and alert.user_id in s.learner_ids and alert.concept in s.concepts
+            if alert is not None and s.includes(alert.user_id, alert.concept)
         ),
         None,
     )
@@ -263,13 +274,12 @@ def dashboard(session: Session, *, scope: Scope) -> Dashboard:
 
 
 def _mastery_rows(session: Session, scope: Scope) -> list[ConceptMastery]:
-    if not scope.learner_ids or not scope.concepts:
+    if scope.empty:
         return []
     return list(
         session.scalars(
             select(ConceptMastery).where(
-                ConceptMastery.user_id.in_(scope.learner_ids),
-                ConceptMastery.concept.in_(scope.concepts),
+                *scope.covers(ConceptMastery.user_id, ConceptMastery.concept),
             )
         )
     )
@@ -290,14 +300,13 @@ def _mastery_distribution(session: Session, scope: Scope) -> list[ConceptCohort]
 
 
 def _common_misconceptions(session: Session, scope: Scope) -> list[MisconceptionCohort]:
-    if not scope.learner_ids or not scope.concepts:
+    if scope.empty:
         return []
     rows = session.execute(
         select(EvaluationEvent, User.name)
         .join(User, User.id == EvaluationEvent.user_id)
         .where(
-            EvaluationEvent.user_id.in_(scope.learner_ids),
-            EvaluationEvent.concept.in_(scope.concepts),
+            *scope.covers(EvaluationEvent.user_id, EvaluationEvent.concept),
         )
         .order_by(EvaluationEvent.id.desc())
     )
