@@ -117,3 +117,18 @@ def test_wrong_retry_alternate_then_right_and_its_review_and_progress(
     for path in ("/progress", "/review", "/"):
         page.goto(base + path)
         assert page_overflow(page)["width"] <= 390, path
+
+
+def test_another_explanation_on_a_phone_shows_the_tutor_pane(
+    page: Page, seeded_server: LiveServer
+) -> None:
+    register_and_log_in(page, seeded_server.url)
+    page.set_viewport_size({"width": 390, "height": 800})
+    page.goto(
+        seeded_server.url
+        + "/learn/python-engineering/python-data-model?mode=eli5&ask=Explain+it+another+way"
+    )
+    expect(page.get_by_role("tab", name="Tutor")).to_have_attribute("aria-selected", "true")
+    expect(page.get_by_label("Your message")).to_be_visible()
+    log = page.get_by_role("log", name="Conversation")
+    expect(log.get_by_test_id("user-message")).to_contain_text("another way")

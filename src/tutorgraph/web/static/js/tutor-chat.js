@@ -593,6 +593,11 @@
     var rest = params.toString();
     window.history.replaceState(null, "", window.location.pathname + (rest ? "?" + rest : "") + window.location.hash);
     loadHistory();
+    // On a phone the lesson shows first: bring the tutor's answer to the front (once the
+    // lesson page's script, which runs after this one, has set its tabs up).
+    document.addEventListener("DOMContentLoaded", function () {
+      if (typeof window.tutorgraphShowPane === "function") window.tutorgraphShowPane("tutor");
+    });
     send(askNow.slice(0, 500));
   } else if (root.dataset.sessionId) openSession(root.dataset.sessionId); // the lesson's last chat
   else loadHistory();
