@@ -15,7 +15,8 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "tutorgraph"
 LAYERS: list[set[str]] = [
     {"__main__", "cli", "bench"},  # commands and benchmarks
     {"api", "web", "engines"},  # the HTTP edges and the engine wiring they share
-    {"assessment", "tutor", "practice", "learning", "instructor", "lti", "auth", "evals"},  # flows
+    {"assessment", "tutor", "practice", "learning", "instructor", "lti", "auth", "evals"}
+    | {"constructor"},  # flows
     {"grading", "knowledge", "content"},  # domain
     {
         "store",
