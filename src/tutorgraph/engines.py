@@ -10,6 +10,7 @@ from tutorgraph.settings import GradingSettings, Settings
 def offline_engine(grading: GradingSettings | None = None) -> OfflineEngine:
     """An offline engine with every agent's offline implementation registered."""
     from tutorgraph.assessment.agents import register_offline_assessment
+    from tutorgraph.constructor.agents import register_offline_constructor
     from tutorgraph.grading.feedback import register_offline_feedback
     from tutorgraph.grading.judge import register_offline_judge
     from tutorgraph.tutor.offline_tutor import register_offline_tutor
@@ -19,6 +20,7 @@ def offline_engine(grading: GradingSettings | None = None) -> OfflineEngine:
     register_offline_feedback(engine)
     register_offline_assessment(engine)
     register_offline_tutor(engine)
+    register_offline_constructor(engine)
     return engine
 
 

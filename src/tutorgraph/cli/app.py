@@ -12,6 +12,7 @@ from tutorgraph import __version__
 from tutorgraph.cli._console import console, err_console
 from tutorgraph.cli.assess import assess
 from tutorgraph.cli.bench import bench_app
+from tutorgraph.cli.course import course_app
 from tutorgraph.cli.db import db_app
 from tutorgraph.cli.evals import eval_app
 from tutorgraph.cli.grade import grade
@@ -35,6 +36,7 @@ app.add_typer(bench_app, name="bench")
 app.add_typer(mastery_app, name="mastery")
 app.add_typer(eval_app, name="eval")
 app.add_typer(xapi_app, name="xapi")
+app.add_typer(course_app, name="course")
 app.command()(grade)
 app.command()(assess)
 

@@ -13,11 +13,15 @@ from tutorgraph.knowledge.graph import KnowledgeBase
 from tutorgraph.knowledge.learner_graph import KnowledgeEdge, KnowledgeNode, LearnerKnowledgeGraph
 from tutorgraph.knowledge.loader import (
     KnowledgeBaseError,
+    all_domains,
+    authored_domains,
     concept_title,
     find_topic,
     get_domain,
     load_domain_file,
     misconception_description,
+    parse_domain,
+    register_authored,
     shipped_domains,
 )
 from tutorgraph.knowledge.schema import Domain, Misconception, Question, Resource, Topic
@@ -39,11 +43,15 @@ __all__ = [
     "Resource",
     "TargetLevel",
     "Topic",
+    "all_domains",
+    "authored_domains",
     "concept_title",
     "find_topic",
     "get_domain",
     "load_domain_file",
     "misconception_description",
+    "parse_domain",
+    "register_authored",
     "shipped_domains",
     "starting_bloom",
 ]

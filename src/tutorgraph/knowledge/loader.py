@@ -68,8 +68,48 @@ def shipped_domains() -> dict[str, KnowledgeBase]:
     return {kb.domain.domain: kb for kb in bases}
 
 
+# Domains that published courses brought: loaded from the store at start-up and on publish.
+_authored: dict[str, KnowledgeBase] = {}
+
+
+def parse_domain(text: str, *, source: str) -> KnowledgeBase:
+    """Parse and validate a domain document held somewhere other than a file."""
+    try:
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise KnowledgeBaseError(f"{source}: not valid YAML: {exc}") from exc
+    if not isinstance(raw, dict):
+        raise KnowledgeBaseError(f"{source}: expected a mapping with domain, title and topics")
+    try:
+        return KnowledgeBase(Domain.model_validate(raw))
+    except ValidationError as exc:
+        raise KnowledgeBaseError(_describe(Path(source), raw, exc)) from exc
+    except ValueError as exc:
+        raise KnowledgeBaseError(f"{source}: {exc}") from exc
+
+
+def register_authored(kb: KnowledgeBase) -> None:
+    """Make a published course's domain known to assessment, practice and grading."""
+    if kb.domain.domain in shipped_domains():
+        raise KnowledgeBaseError(f"domain {kb.domain.domain!r} is a shipped domain's name")
+    _authored[kb.domain.domain] = kb
+
+
+def forget_authored(name: str) -> None:
+    _authored.pop(name, None)
+
+
+def authored_domains() -> dict[str, KnowledgeBase]:
+    return dict(_authored)
+
+
+def all_domains() -> dict[str, KnowledgeBase]:
+    """Shipped domains, then authored ones."""
+    return {**shipped_domains(), **_authored}
+
+
 def get_domain(name: str) -> KnowledgeBase:
-    domains = shipped_domains()
+    domains = all_domains()
     if name not in domains:
         known = ", ".join(sorted(domains)) or "none"
         raise NotFoundError(f"no knowledge-base domain {name!r} (known: {known})")
@@ -78,7 +118,7 @@ def get_domain(name: str) -> KnowledgeBase:
 
 def find_topic(topic_id: str) -> tuple[KnowledgeBase, str] | None:
     """The domain that holds a topic id, across shipped domains."""
-    for kb in shipped_domains().values():
+    for kb in all_domains().values():
         if topic_id in kb.topics:
             return kb, topic_id
     return None

@@ -1,0 +1,348 @@
+"""The coordinator graph's nodes (spec: welcome, intake, route_action, dispatch, respond,
+finalize, end_turn, and the sub-agent wrappers ingestion, structure, quiz, validation), plus
+`review`: the human-in-the-loop gate, a LangGraph interrupt where the author edits and approves
+the proposed structure and then the quiz bank. Turns are one pass: every path ends the turn."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+from langgraph.types import interrupt
+from pydantic import ValidationError
+
+from tutorgraph.constructor import agents, subgraphs
+from tutorgraph.constructor.context import ConstructorContext
+from tutorgraph.constructor.edits import (
+    QUIZ_EDITS,
+    STRUCTURE_EDITS,
+    apply_quiz_edits,
+    apply_structure_edits,
+)
+from tutorgraph.constructor.pipelines import QuizState, ValidationState
+from tutorgraph.constructor.router import ALLOWED, fallback_action
+from tutorgraph.constructor.state import (
+    ConstructorState,
+    CourseStructure,
+    Phase,
+    ProgressEvent,
+    QuizBank,
+    ReadinessReport,
+    SourceFile,
+)
+from tutorgraph.constructor.text import slugify
+from tutorgraph.errors import InputError
+
+WELCOME = (
+    "Hello! I turn your material into a course with a quiz bank. Upload your files "
+    "(Markdown, text, HTML, PDF or Word), tell me the course title if you have one, and I will "
+    "read them, propose a structure for you to edit, write quiz questions for you to review, "
+    "and check the course is ready to publish."
+)
+REQUEST_FILES = (
+    "I need some material first: upload Markdown, text, HTML, PDF or Word files "
+    "(up to {mb} MB each)."
+)
+
+
+def _assistant(text: str) -> dict[str, str]:
+    return {"role": "assistant", "content": text}
+
+
+async def welcome(state: ConstructorState) -> ConstructorState:
+    if state.get("initialized"):
+        return {}
+    return {
+        "initialized": True,
+        "phase": "collecting",
+        "messages": [_assistant(WELCOME)],
+        "files": [],
+        "failures": [],
+        "chunks": [],
+        "pending_uploads": state.get("pending_uploads", []),
+        "structure": None,
+        "quiz_bank": None,
+        "report": None,
+    }
+
+
+async def intake(state: ConstructorState) -> ConstructorState:
+    request = state.get("request") or {}
+    message = str(request.get("message") or "").strip()
+    update: ConstructorState = {"reply": "", "error": "", "review_note": ""}
+    if message:
+        update["messages"] = [*state.get("messages", []), {"role": "user", "content": message}]
+    title = str(request.get("title") or "").strip()
+    if title:
+        update["course_title"] = title[:300]
+    return update
+
+
+async def route_action(
+    state: ConstructorState, runtime: Runtime[ConstructorContext]
+) -> ConstructorState:
+    """The action for this turn: an explicit allowed action from the page wins; otherwise the
+    model proposes one, and anything outside the allowed set falls back to the deterministic
+    choice for the phase."""
+    request = state.get("request") or {}
+    phase = state.get("phase", "collecting")
+    allowed = ALLOWED[phase]
+    message = str(request.get("message") or "")
+    fallback = fallback_action(state, message)
+    explicit = agents.valid_action(str(request.get("action") or ""))
+    if explicit is not None:
+        if explicit in allowed:
+            return {"action": explicit, "reply": ""}
+        return {"action": "respond", "reply": _not_now(explicit, state)}
+    if not message.strip():
+        return {"action": fallback, "reply": ""}
+    output = await agents.coordinate(
+        runtime.context.model,
+        agents.CoordinatorRequest(
+            phase=phase,
+            allowed=list(allowed),
+            message=message,
+            files=_files_line(state.get("files", [])),
+            structure=_structure_line(state.get("structure")),
+            quiz=_quiz_line(state.get("quiz_bank")),
+            readiness=_readiness_line(state.get("report")),
+            fallback_action=fallback,
+            fallback_reply="",
+        ),
+    )
+    action = agents.valid_action(output.action)
+    if action is None or action not in allowed:
+        action = fallback
+    return {"action": action, "reply": output.reply.strip()}
+
+
+async def dispatch(
+    state: ConstructorState, runtime: Runtime[ConstructorContext]
+) -> ConstructorState:
+    runtime.context.progress(
+        ProgressEvent(stage="coordinator", message=f"starting: {state.get('action')}")
+    )
+    return {}
+
+
+async def ingestion(
+    state: ConstructorState, runtime: Runtime[ConstructorContext]
+) -> ConstructorState:
+    pending = state.get("pending_uploads", [])
+    result = await subgraphs.INGESTION.ainvoke({"upload_ids": pending}, context=runtime.context)
+    new_files: list[SourceFile] = result.get("files", [])
+    replaced = {f.file_id for f in new_files}
+    files = [f for f in state.get("files", []) if f.file_id not in replaced] + new_files
+    failures = [*state.get("failures", []), *result.get("failures", [])]
+    chunks = await subgraphs.chunks_of(files)
+    phase: Phase = "ingested" if files else "collecting"
+    reply = result.get("summary", "")
+    if files:
+        reply += " Shall I propose a structure? Say yes, or tell me the course title first."
+    return {
+        "files": files,
+        "failures": failures,
+        "chunks": chunks,
+        "pending_uploads": [],
+        "phase": phase,
+        "structure": None,
+        "quiz_bank": None,
+        "report": None,
+        "reply": reply.strip(),
+    }
+
+
+async def structure(
+    state: ConstructorState, runtime: Runtime[ConstructorContext]
+) -> ConstructorState:
+    result = await subgraphs.STRUCTURE.ainvoke(
+        {"files": state.get("files", []), "course_title": state.get("course_title", "")},
+        context=runtime.context,
+    )
+    proposed: CourseStructure = result["structure"]
+    return {
+        "structure": proposed,
+        "sections": result.get("sections", []),
+        "course_title": state.get("course_title") or proposed.title,
+        "phase": "structure_review",
+        "quiz_bank": None,
+        "report": None,
+        "review_note": "",
+    }
+
+
+async def quiz(state: ConstructorState, runtime: Runtime[ConstructorContext]) -> ConstructorState:
+    inputs: QuizState = {
+        "structure": _need_structure(state),
+        "sections": state.get("sections", []),
+        "chunks": state.get("chunks", []),
+    }
+    result = await subgraphs.QUIZ.ainvoke(inputs, context=runtime.context)
+    return {"quiz_bank": result["bank"], "phase": "quiz_review", "report": None, "review_note": ""}
+
+
+async def validation(
+    state: ConstructorState, runtime: Runtime[ConstructorContext]
+) -> ConstructorState:
+    inputs: ValidationState = {
+        "files": state.get("files", []),
+        "failures": state.get("failures", []),
+        "structure": _need_structure(state),
+        "sections": state.get("sections", []),
+        "chunks": state.get("chunks", []),
+        "bank": state.get("quiz_bank") or QuizBank(),
+    }
+    result = await subgraphs.VALIDATION.ainvoke(inputs, context=runtime.context)
+    report: ReadinessReport = result["report"]
+    verdict = "ready to publish" if report.ready else "not ready yet"
+    reasons = "; ".join(report.reasons[:3])
+    return {
+        "report": report,
+        "phase": "validated",
+        "reply": f"Readiness {report.readiness}/100: {verdict} ({reasons}). "
+        + ("Say publish when you are happy." if report.ready else "You can still publish."),
+    }
+
+
+async def review(state: ConstructorState) -> ConstructorState:
+    """Wait for the author (an interrupt), then apply their edits; approval leaves the gate."""
+    phase = state.get("phase")
+    kind = "structure" if phase == "structure_review" else "quiz"
+    decision: Any = interrupt(
+        {
+            "kind": kind,
+            "note": state.get("review_note", ""),
+            "structure": _dump(state.get("structure")),
+            "quiz_bank": _dump(state.get("quiz_bank")) if kind == "quiz" else None,
+        }
+    )
+    decision = decision if isinstance(decision, dict) else {}
+    try:
+        if kind == "structure":
+            edits = STRUCTURE_EDITS.validate_python(decision.get("edits") or [])
+            edited = apply_structure_edits(state["structure"], edits)  # type: ignore[arg-type]
+            update: ConstructorState = {"structure": edited}
+            if decision.get("approve"):
+                if any("cycle" in issue or "no topics" in issue for issue in edited.issues):
+                    return {**update, "review_note": "; ".join(edited.issues)}
+                return {
+                    **update,
+                    "phase": "structure_approved",
+                    "review_note": "",
+                    "reply": (
+                        f"Structure approved: {len(edited.units)} unit(s), {len(edited.topics)} "
+                        "topic(s). Shall I write the quiz questions?"
+                    ),
+                }
+            note = f"{len(edits)} edit(s) applied." if edits else _review_hint(decision)
+            return {**update, "review_note": note}
+        q_edits = QUIZ_EDITS.validate_python(decision.get("edits") or [])
+        bank = apply_quiz_edits(state["quiz_bank"], q_edits)  # type: ignore[arg-type]
+        if decision.get("approve"):
+            return {"quiz_bank": bank, "phase": "quiz_approved", "review_note": ""}
+        note = f"{len(q_edits)} edit(s) applied." if q_edits else _review_hint(decision)
+        return {"quiz_bank": bank, "review_note": note}
+    except (InputError, ValidationError) as exc:
+        return {"review_note": f"That edit did not apply: {_short(exc)}"}
+
+
+def _need_structure(state: ConstructorState) -> CourseStructure:
+    structure = state.get("structure")
+    if structure is None:
+        raise InputError("there is no structure yet: build one first")
+    return structure
+
+
+def _review_hint(decision: dict[str, Any]) -> str:
+    if decision.get("message"):
+        return "Edit the proposal on the page, or approve it to go on."
+    return ""
+
+
+def _short(exc: Exception) -> str:
+    if isinstance(exc, ValidationError):
+        first = exc.errors()[0]
+        return f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}"
+    return str(exc)
+
+
+def _dump(value: Any) -> Any:
+    return value.model_dump(mode="json") if value is not None else None
+
+
+async def respond(state: ConstructorState) -> ConstructorState:
+    text = state.get("reply") or _status_reply(state)
+    return {"messages": [*state.get("messages", []), _assistant(text)], "reply": ""}
+
+
+async def finalize(
+    state: ConstructorState, runtime: Runtime[ConstructorContext]
+) -> ConstructorState:
+    slug = await runtime.context.publish(state)
+    text = (
+        f"Published: the course is at /courses/{slug}. It is private to you; share it from its "
+        "page when you want others to see it."
+    )
+    return {
+        "course_slug": slug,
+        "phase": "published",
+        "messages": [*state.get("messages", []), _assistant(text)],
+    }
+
+
+async def end_turn(state: ConstructorState) -> ConstructorState:
+    return {"request": {}}
+
+
+def _status_reply(state: ConstructorState) -> str:
+    """The fallback reply: where the build stands and what the author can do next."""
+    phase = state.get("phase", "collecting")
+    if state.get("action") == "request_files" or phase == "collecting":
+        return REQUEST_FILES.format(mb=20)
+    parts = [_files_line(state.get("files", []))]
+    if state.get("structure") is not None:
+        parts.append(_structure_line(state.get("structure")))
+    if state.get("quiz_bank") is not None:
+        parts.append(_quiz_line(state.get("quiz_bank")))
+    if state.get("report") is not None:
+        parts.append(_readiness_line(state.get("report")))
+    nxt = {
+        "ingested": "Next: say yes and I will propose a structure.",
+        "structure_approved": "Next: say yes and I will write the quiz questions.",
+        "quiz_approved": "Next: say yes and I will check the course is ready.",
+        "validated": "Next: publish, or go back and regenerate the quiz.",
+        "published": "The course is published; upload more files to extend it.",
+    }.get(phase, "")
+    return " ".join(p for p in [*parts, nxt] if p)
+
+
+def _not_now(action: str, state: ConstructorState) -> str:
+    return f"I can't {action.replace('_', ' ')} yet. " + _status_reply(state)
+
+
+def _files_line(files: list[SourceFile]) -> str:
+    if not files:
+        return "No files read yet."
+    return f"{len(files)} file(s) read ({sum(f.words for f in files)} words)."
+
+
+def _structure_line(structure: CourseStructure | None) -> str:
+    if structure is None:
+        return "No structure yet."
+    return f"Structure: {len(structure.units)} unit(s), {len(structure.topics)} topic(s)."
+
+
+def _quiz_line(bank: QuizBank | None) -> str:
+    if bank is None:
+        return "No quiz bank yet."
+    return f"Quiz bank: {len(bank.kept())} question(s)."
+
+
+def _readiness_line(report: ReadinessReport | None) -> str:
+    if report is None:
+        return "Not validated yet."
+    return f"Readiness {report.readiness}/100."
+
+
+def course_slug_for(title: str) -> str:
+    return slugify(title, limit=60)

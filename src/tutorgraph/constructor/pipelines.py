@@ -1,0 +1,435 @@
+"""The four sub-agent pipelines' nodes (spec: ingestion, structure, quiz generation, validation).
+Each node reads and writes its pipeline's state; every decision a node makes is a pure function
+in `analysis`, `questions` or `readiness`, so the nodes stay thin."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from typing import Any, TypedDict
+
+from langgraph.runtime import Runtime
+
+from tutorgraph.constructor import agents, analysis, readiness
+from tutorgraph.constructor.context import ConstructorContext
+from tutorgraph.constructor.extract import ExtractionError, extract_isolated, sniff_kind
+from tutorgraph.constructor.extract import extract as extract_file
+from tutorgraph.constructor.questions import EvidenceIndex, check_items
+from tutorgraph.constructor.state import (
+    CourseStructure,
+    FileFailure,
+    ImageRef,
+    ProgressEvent,
+    QuizBank,
+    QuizItem,
+    ReadinessReport,
+    SourceChunk,
+    SourceFile,
+    SourceSection,
+    Topic,
+    Unit,
+)
+from tutorgraph.constructor.text import flatten_divs, salient_terms
+from tutorgraph.content.chunking import chunk_markdown
+from tutorgraph.knowledge.bloom import BloomLevel
+
+ISOLATED_KINDS = frozenset({"pdf", "docx"})
+
+# ---- ingestion: detect_types -> extract -> chunk -> store -> report ------------------------
+
+
+class IngestionState(TypedDict, total=False):
+    upload_ids: list[str]
+    kinds: dict[str, str]
+    files: list[SourceFile]
+    failures: list[FileFailure]
+    chunks: list[SourceChunk]
+    summary: str
+
+
+def _say(runtime: Runtime[ConstructorContext], stage: str, message: str, **kw: Any) -> None:
+    runtime.context.progress(ProgressEvent(stage=stage, message=message, **kw))
+
+
+async def detect_types(
+    state: IngestionState, runtime: Runtime[ConstructorContext]
+) -> IngestionState:
+    kinds: dict[str, str] = {}
+    failures: list[FileFailure] = []
+    uploads = runtime.context.read_uploads(state.get("upload_ids", []))
+    for upload in uploads:
+        try:
+            kinds[upload.upload_id] = sniff_kind(upload.filename, upload.data)
+        except ExtractionError as exc:
+            failures.append(FileFailure(filename=upload.filename, error=str(exc)))
+            runtime.context.mark_upload(upload.upload_id, "", "", 0, 0, str(exc))
+    _say(runtime, "ingestion", f"{len(kinds)} of {len(uploads)} file(s) can be read")
+    return {"kinds": kinds, "failures": failures}
+
+
+async def extract(state: IngestionState, runtime: Runtime[ConstructorContext]) -> IngestionState:
+    kinds = state.get("kinds", {})
+    uploads = runtime.context.read_uploads(list(kinds))
+    files: list[SourceFile] = []
+    failures = list(state.get("failures", []))
+    for done, upload in enumerate(uploads, start=1):
+        _say(runtime, "ingestion", f"reading {upload.filename}", done=done - 1, total=len(uploads))
+        # PDF and Word parsers run in a child process that is killed at the time limit; text
+        # formats are read in a thread.
+        reader = extract_isolated if kinds[upload.upload_id] in ISOLATED_KINDS else extract_file
+        try:
+            document = await asyncio.to_thread(
+                reader, upload.filename, upload.data, limits=runtime.context.limits
+            )
+        except ExtractionError as exc:
+            failures.append(FileFailure(filename=upload.filename, error=str(exc)))
+            runtime.context.mark_upload(
+                upload.upload_id, "", kinds[upload.upload_id], 0, 0, str(exc)
+            )
+            continue
+        images = []
+        for image in document.images:
+            image_id = hashlib.sha256(image.data).hexdigest()[:24]
+            runtime.context.store_image(
+                image_id, image.name, image.media_type, image.caption, image.data
+            )
+            images.append(
+                ImageRef(
+                    image_id=image_id,
+                    name=image.name,
+                    media_type=image.media_type,
+                    caption=image.caption,
+                    location=image.location,
+                )
+            )
+        markdown = flatten_divs(document.markdown)
+        files.append(
+            SourceFile(
+                file_id=upload.upload_id,
+                filename=upload.filename,
+                kind=document.kind,
+                title=document.title,
+                markdown=markdown,
+                pages=document.pages,
+                words=len(markdown.split()),
+                images=images,
+                warnings=document.warnings,
+            )
+        )
+    _say(runtime, "ingestion", f"read {len(files)} file(s)", done=len(uploads), total=len(uploads))
+    return {"files": files, "failures": failures}
+
+
+async def chunk(state: IngestionState, runtime: Runtime[ConstructorContext]) -> IngestionState:
+    chunks = [
+        SourceChunk(
+            chunk_id=f"{file.file_id}-c{index}",
+            file_id=file.file_id,
+            heading_path=list(piece.heading_path),
+            text=piece.text,
+        )
+        for file in state.get("files", [])
+        for index, piece in enumerate(chunk_markdown(file.markdown))
+    ]
+    _say(runtime, "ingestion", f"{len(chunks)} chunk(s) of source text")
+    return {"chunks": chunks}
+
+
+async def store(state: IngestionState, runtime: Runtime[ConstructorContext]) -> IngestionState:
+    for file in state.get("files", []):
+        runtime.context.mark_upload(file.file_id, file.title, file.kind, file.words, file.pages, "")
+    return {}
+
+
+async def report(state: IngestionState, runtime: Runtime[ConstructorContext]) -> IngestionState:
+    files, failures = state.get("files", []), state.get("failures", [])
+    parts = [f"I read {len(files)} file(s)"]
+    if files:
+        pages = sum(f.pages for f in files)
+        words = sum(f.words for f in files)
+        parts.append(f"about {pages} page(s), {words} words")
+    summary = ", ".join(parts) + "."
+    if failures:
+        summary += " Could not read: " + "; ".join(f.error for f in failures) + "."
+    _say(runtime, "ingestion", summary)
+    return {"summary": summary}
+
+
+# ---- structure ------------------------------------------------------------------------------
+
+
+class StructureState(TypedDict, total=False):
+    course_title: str
+    files: list[SourceFile]
+    sections: list[SourceSection]
+    proposal: agents.TopicsOutput
+    topics: list[Topic]
+    units: list[Unit]
+    structure: CourseStructure
+
+
+async def analyze_content(
+    state: StructureState, runtime: Runtime[ConstructorContext]
+) -> StructureState:
+    sections = [s for f in state.get("files", []) for s in analysis.file_sections(f)]
+    _say(runtime, "structure", f"analysed {len(sections)} section(s)")
+    return {"sections": sections}
+
+
+async def detect_topics(
+    state: StructureState, runtime: Runtime[ConstructorContext]
+) -> StructureState:
+    files = state.get("files", [])
+    sections = state.get("sections", [])
+    titles = {f.file_id: f.title for f in files}
+    request = agents.TopicsRequest(
+        course_title=state.get("course_title", ""),
+        sections=agents.outline(sections, titles),
+        file_sections={f.file_id: [s for s in sections if s.file_id == f.file_id] for f in files},
+        file_titles=titles,
+    )
+    proposal = await agents.propose_topics(runtime.context.model, request)
+    if not analysis.covers(proposal, sections):  # a model's topics miss or repeat sections
+        proposal = agents.offline_topics(request)
+    _say(runtime, "structure", f"found {len(proposal.topics)} topic(s)")
+    return {"proposal": proposal}
+
+
+async def group_into_units(
+    state: StructureState, runtime: Runtime[ConstructorContext]
+) -> StructureState:
+    proposal = state["proposal"]
+    by_id = {s.section_id: s for s in state.get("sections", [])}
+    ids = analysis.topic_ids([t.title for t in proposal.topics], "")
+    texts = ["\n\n".join(by_id[s].text for s in t.section_ids) for t in proposal.topics]
+    terms = salient_terms(texts, top=8) if texts else []
+    topics = []
+    for topic_id, proposed, text, key_terms in zip(ids, proposal.topics, texts, terms, strict=True):
+        sections = [by_id[s] for s in proposed.section_ids]
+        topics.append(
+            Topic(
+                topic_id=topic_id,
+                title=proposed.title,
+                unit_id="",
+                section_ids=proposed.section_ids,
+                key_terms=key_terms,
+                summary=analysis.summary_of(text),
+                key_points=analysis.key_points(text, key_terms),
+                words=sum(s.words for s in sections),
+                has_code=any(s.has_code for s in sections),
+            )
+        )
+    units = analysis.group_units(
+        [(t.unit_title, by_id[t.section_ids[0]].file_id) for t in proposal.topics], ids
+    )
+    unit_of = {t: u.unit_id for u in units for t in u.topic_ids}
+    topics = [t.model_copy(update={"unit_id": unit_of[t.topic_id]}) for t in topics]
+    _say(runtime, "structure", f"grouped into {len(units)} unit(s)")
+    return {"topics": topics, "units": units}
+
+
+async def identify_prerequisites(
+    state: StructureState, runtime: Runtime[ConstructorContext]
+) -> StructureState:
+    topics = state.get("topics", [])
+    texts = topic_texts(topics, state.get("sections", []))
+    output = await agents.find_prerequisites(
+        runtime.context.model,
+        agents.PrerequisiteRequest(topics=topics, texts=[texts[t.topic_id] for t in topics]),
+    )
+    found = analysis.earlier_only(topics, {t.topic_id: t.prerequisites for t in output.topics})
+    topics = [t.model_copy(update={"prerequisites": found.get(t.topic_id, [])}) for t in topics]
+    links = sum(len(t.prerequisites) for t in topics)
+    _say(runtime, "structure", f"found {links} prerequisite link(s)")
+    return {"topics": topics}
+
+
+async def build_hierarchy(
+    state: StructureState, runtime: Runtime[ConstructorContext]
+) -> StructureState:
+    files = state.get("files", [])
+    title = state.get("course_title") or (files[0].title if len(files) == 1 else "")
+    structure = CourseStructure(
+        title=title or "Untitled course",
+        description=analysis.summary_of("\n\n".join(f.markdown for f in files[:1])),
+        units=state.get("units", []),
+        topics=state.get("topics", []),
+    )
+    return {"structure": structure}
+
+
+async def validate_structure(
+    state: StructureState, runtime: Runtime[ConstructorContext]
+) -> StructureState:
+    structure = state["structure"]
+    return {
+        "structure": structure.model_copy(update={"issues": analysis.structure_issues(structure)})
+    }
+
+
+async def suggest_organization(
+    state: StructureState, runtime: Runtime[ConstructorContext]
+) -> StructureState:
+    structure = state["structure"]
+    return {
+        "structure": structure.model_copy(update={"suggestions": analysis.suggestions(structure)})
+    }
+
+
+async def finalize_structure(
+    state: StructureState, runtime: Runtime[ConstructorContext]
+) -> StructureState:
+    structure = state["structure"]
+    _say(
+        runtime,
+        "structure",
+        f"proposed {len(structure.units)} unit(s) and {len(structure.topics)} topic(s)",
+    )
+    return {}
+
+
+def topic_texts(topics: list[Topic], sections: list[SourceSection]) -> dict[str, str]:
+    by_id = {s.section_id: s for s in sections}
+    return {
+        t.topic_id: "\n\n".join(by_id[s].text for s in t.section_ids if s in by_id) for t in topics
+    }
+
+
+# ---- quiz generation ------------------------------------------------------------------------
+
+
+class QuizState(TypedDict, total=False):
+    structure: CourseStructure
+    sections: list[SourceSection]
+    chunks: list[SourceChunk]
+    queue: list[str]
+    current: str | None
+    draft: list[QuizItem]
+    items: list[QuizItem]
+    generated: int
+    bank: QuizBank
+
+
+def bloom_plan(topic: Topic) -> list[BloomLevel]:
+    """The Bloom levels a topic's questions should reach: recall to application for every
+    topic, analysis and evaluation for long ones."""
+    levels = [BloomLevel.REMEMBER, BloomLevel.UNDERSTAND, BloomLevel.APPLY]
+    if topic.words >= 400:
+        levels += [BloomLevel.ANALYZE, BloomLevel.EVALUATE]
+    return levels
+
+
+async def plan_quiz_generation(state: QuizState, runtime: Runtime[ConstructorContext]) -> QuizState:
+    queue = [t.topic_id for t in state["structure"].ordered_topics()]
+    _say(runtime, "quiz", f"writing questions for {len(queue)} topic(s)", total=len(queue))
+    return {"queue": queue, "items": [], "generated": 0, "current": None}
+
+
+async def select_topic(state: QuizState, runtime: Runtime[ConstructorContext]) -> QuizState:
+    queue = list(state.get("queue", []))
+    return {"current": queue.pop(0) if queue else None, "queue": queue}
+
+
+async def generate_questions(state: QuizState, runtime: Runtime[ConstructorContext]) -> QuizState:
+    structure = state["structure"]
+    topic = structure.topic(str(state["current"]))
+    text = topic_texts([topic], state.get("sections", []))[topic.topic_id]
+    output = await agents.write_questions(
+        runtime.context.model,
+        agents.QuizRequest(
+            topic=topic, text=text, levels=bloom_plan(topic), count=runtime.context.items_per_topic
+        ),
+    )
+    draft = [agents.quiz_item(topic, i, q) for i, q in enumerate(output.questions)]
+    return {"draft": draft, "generated": state.get("generated", 0) + len(draft)}
+
+
+async def validate_questions(state: QuizState, runtime: Runtime[ConstructorContext]) -> QuizState:
+    index = EvidenceIndex(state.get("chunks", []))
+    earlier = state.get("items", [])
+    checked = check_items([*earlier, *state.get("draft", [])], index)[len(earlier) :]
+    return {"draft": checked}
+
+
+async def create_rubrics(state: QuizState, runtime: Runtime[ConstructorContext]) -> QuizState:
+    items = [
+        item.model_copy(update={"key_points": readiness.rubric_points(item)})
+        for item in state.get("draft", [])
+    ]
+    done = len(state["structure"].topics) - len(state.get("queue", []))
+    kept = sum(1 for i in items if i.kept)
+    _say(
+        runtime,
+        "quiz",
+        f"{state['structure'].topic(str(state['current'])).title}: {kept} question(s)",
+        done=done,
+        total=len(state["structure"].topics),
+    )
+    return {"items": [*state.get("items", []), *items], "draft": []}
+
+
+async def check_completion(state: QuizState, runtime: Runtime[ConstructorContext]) -> QuizState:
+    return {}
+
+
+async def finalize_quiz_bank(state: QuizState, runtime: Runtime[ConstructorContext]) -> QuizState:
+    items = state.get("items", [])
+    bank = QuizBank(
+        items=items,
+        generated=state.get("generated", 0),
+        dropped=sum(1 for i in items if not i.kept),
+    )
+    _say(runtime, "quiz", f"quiz bank: {len(bank.kept())} question(s) kept, {bank.dropped} dropped")
+    return {"bank": bank}
+
+
+# ---- validation -----------------------------------------------------------------------------
+
+
+class ValidationState(TypedDict, total=False):
+    files: list[SourceFile]
+    failures: list[FileFailure]
+    structure: CourseStructure
+    sections: list[SourceSection]
+    chunks: list[SourceChunk]
+    bank: QuizBank
+    checks: list[Any]
+    report: ReadinessReport
+
+
+async def validate_content(
+    state: ValidationState, runtime: Runtime[ConstructorContext]
+) -> ValidationState:
+    check = readiness.content_check(state.get("files", []), state.get("failures", []))
+    return {"checks": [check]}
+
+
+async def validate_course_structure(
+    state: ValidationState, runtime: Runtime[ConstructorContext]
+) -> ValidationState:
+    check = readiness.structure_check(state["structure"])
+    return {"checks": [*state.get("checks", []), check]}
+
+
+async def validate_quiz(
+    state: ValidationState, runtime: Runtime[ConstructorContext]
+) -> ValidationState:
+    index = EvidenceIndex(state.get("chunks", []))
+    checks = readiness.quiz_checks(state["structure"], state["bank"], index)
+    return {"checks": [*state.get("checks", []), *checks]}
+
+
+async def calculate_readiness(
+    state: ValidationState, runtime: Runtime[ConstructorContext]
+) -> ValidationState:
+    index = EvidenceIndex(state.get("chunks", []))
+    report = readiness.score(state.get("checks", []), state["structure"], state["bank"], index)
+    return {"report": report}
+
+
+async def generate_report(
+    state: ValidationState, runtime: Runtime[ConstructorContext]
+) -> ValidationState:
+    report = state["report"]
+    _say(runtime, "validation", f"readiness {report.readiness}/100", data=report.model_dump())
+    return {}

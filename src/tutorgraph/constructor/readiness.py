@@ -1,0 +1,162 @@
+"""The readiness report: weighted checks of content, structure and quiz bank, a 0-100 score,
+and the reasons behind it.
+
+| check          | weight | passes when                                                         |
+|----------------|-------:|---------------------------------------------------------------------|
+| content        | 0.10   | every uploaded file was read                                         |
+| structure      | 0.20   | no structure issues (no cycles, no empty unit, key points everywhere)|
+| answerability  | 0.25   | >= 95% of kept items are found by a search of the sources           |
+| no leaks/dupes | 0.10   | no kept item gives its answer away or repeats another               |
+| topic coverage | 0.15   | every topic has >= 2 kept items                                      |
+| bloom coverage | 0.10   | every topic's items reach >= 2 Bloom levels                          |
+| objectives     | 0.10   | >= 60% of each topic's key points are asked about by some item       |
+
+A course is ready at 70 with no failed blocking check (structure, answerability)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tutorgraph.constructor.analysis import structure_issues
+from tutorgraph.constructor.questions import EvidenceIndex, duplicates, leaks
+from tutorgraph.constructor.state import (
+    Check,
+    CourseStructure,
+    FileFailure,
+    QuizBank,
+    QuizItem,
+    ReadinessReport,
+    SourceFile,
+)
+from tutorgraph.constructor.text import overlap, stems_of
+
+ANSWERABILITY_TARGET = 0.95
+MIN_ITEMS_PER_TOPIC = 2
+MIN_BLOOM_LEVELS = 2
+OBJECTIVE_SHARE = 0.6
+READY_AT = 70
+BLOCKING = frozenset({"structure", "answerability"})
+MAX_RUBRIC_POINTS = 4
+
+
+def rubric_points(item: QuizItem) -> list[str]:
+    """An item's key points as a rubric: trimmed, without repeats, at most four."""
+    points: list[str] = []
+    for point in item.key_points:
+        point = point.strip().rstrip(".")
+        if point and all(overlap(stems_of(point), stems_of(p)) < 0.9 for p in points):
+            points.append(point)
+    return points[:MAX_RUBRIC_POINTS] or [item.reference_answer.strip().rstrip(".")]
+
+
+def content_check(files: Sequence[SourceFile], failures: Sequence[FileFailure]) -> Check:
+    total = len(files) + len(failures)
+    share = len(files) / total if total else 0.0
+    detail = f"{len(files)} of {total} file(s) read"
+    if failures:
+        detail += "; not read: " + ", ".join(f.filename for f in failures)
+    empty = [f.filename for f in files if f.words < 20]
+    if empty:
+        detail += "; almost no text in: " + ", ".join(empty)
+        share *= 0.5
+    return Check(name="content", passed=share == 1.0, score=share, weight=0.10, detail=detail)
+
+
+def structure_check(structure: CourseStructure) -> Check:
+    issues = structure_issues(structure)
+    score = max(0.0, 1.0 - 0.2 * len(issues))
+    detail = "no issues" if not issues else "; ".join(issues[:5])
+    return Check(name="structure", passed=not issues, score=score, weight=0.20, detail=detail)
+
+
+def answerable_share(items: Sequence[QuizItem], index: EvidenceIndex) -> float:
+    if not items:
+        return 0.0
+    return sum(1 for i in items if index.evidence_for(i) is not None) / len(items)
+
+
+def quiz_checks(structure: CourseStructure, bank: QuizBank, index: EvidenceIndex) -> list[Check]:
+    kept = bank.kept()
+    answerable = answerable_share(kept, index)
+    leaking = [i.item_id for i in kept if leaks(i)]
+    repeated = len(duplicates(kept))
+    by_topic = {t.topic_id: [i for i in kept if i.topic_id == t.topic_id] for t in structure.topics}
+    covered = [t for t, items in by_topic.items() if len(items) >= MIN_ITEMS_PER_TOPIC]
+    bloomed = [
+        t
+        for t, items in by_topic.items()
+        if len({i.bloom_level for i in items}) >= MIN_BLOOM_LEVELS
+    ]
+    objective_scores = [
+        _objective_share(structure.topic(t).key_points, items) for t, items in by_topic.items()
+    ]
+    topics = max(1, len(structure.topics))
+    objectives = sum(objective_scores) / len(objective_scores) if objective_scores else 0.0
+    thin = [structure.topic(t).title for t in by_topic if t not in covered]
+    return [
+        Check(
+            name="answerability",
+            passed=answerable >= ANSWERABILITY_TARGET and bool(kept),
+            score=answerable,
+            weight=0.25,
+            detail=f"{answerable:.0%} of {len(kept)} question(s) found in the sources",
+        ),
+        Check(
+            name="no leaks or duplicates",
+            passed=not leaking and not repeated,
+            score=1.0 - (len(leaking) + repeated) / max(1, len(kept)),
+            weight=0.10,
+            detail=f"{len(leaking)} leak(s), {repeated} duplicate(s)",
+        ),
+        Check(
+            name="topic coverage",
+            passed=len(covered) == len(structure.topics),
+            score=len(covered) / topics,
+            weight=0.15,
+            detail=f"{len(covered)} of {len(structure.topics)} topic(s) have "
+            f">= {MIN_ITEMS_PER_TOPIC} questions"
+            + (f"; too few on: {', '.join(thin[:5])}" if thin else ""),
+        ),
+        Check(
+            name="bloom coverage",
+            passed=len(bloomed) == len(structure.topics),
+            score=len(bloomed) / topics,
+            weight=0.10,
+            detail=f"{len(bloomed)} of {len(structure.topics)} topic(s) reach "
+            f">= {MIN_BLOOM_LEVELS} Bloom levels",
+        ),
+        Check(
+            name="objectives",
+            passed=objectives >= OBJECTIVE_SHARE,
+            score=min(1.0, objectives / OBJECTIVE_SHARE),
+            weight=0.10,
+            detail=f"{objectives:.0%} of key points asked about",
+        ),
+    ]
+
+
+def _objective_share(points: Sequence[str], items: Sequence[QuizItem]) -> float:
+    if not points:
+        return 0.0
+    asked = [stems_of(" ".join(i.key_points) + " " + i.evidence) for i in items]
+    hit = sum(1 for p in points if any(overlap(stems_of(p), a) >= 0.5 for a in asked))
+    return hit / len(points)
+
+
+def score(
+    checks: Sequence[Check], structure: CourseStructure, bank: QuizBank, index: EvidenceIndex
+) -> ReadinessReport:
+    total_weight = sum(c.weight for c in checks) or 1.0
+    value = round(100 * sum(c.weight * c.score for c in checks) / total_weight)
+    failed = [c for c in checks if not c.passed]
+    blocked = [c for c in failed if c.name in BLOCKING]
+    reasons = [f"{c.name}: {c.detail}" for c in failed] or ["every check passed"]
+    kept = bank.kept()
+    return ReadinessReport(
+        readiness=value,
+        ready=value >= READY_AT and not blocked,
+        checks=list(checks),
+        reasons=reasons,
+        answerability=answerable_share(kept, index),
+        items_per_topic=len(kept) / max(1, len(structure.topics)),
+    )

@@ -1,0 +1,499 @@
+"""Course builds for the web and the terminal: sessions, uploads, turns run as background jobs
+with progress events in the store, and the view the page and the API show.
+
+A turn (a chat message, an action, or a review decision) is submitted; it runs in the job runner
+(in process by default) against the session's LangGraph thread, so a killed process loses
+nothing: the session stays `running`, and `recover()` at the next start-up continues the thread
+from its last checkpoint. Publishing is an upsert, so a retried turn never duplicates rows."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import hashlib
+import logging
+import uuid
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.types import Command
+from pydantic import BaseModel, Field
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
+
+from tutorgraph.constructor import publish as publishing
+from tutorgraph.constructor.context import ConstructorContext, Upload
+from tutorgraph.constructor.extract import ExtractionError, ExtractionLimits, sniff_kind
+from tutorgraph.constructor.graph import ConstructorGraph, compile_graph
+from tutorgraph.constructor.state import (
+    ConstructorState,
+    CourseStructure,
+    ProgressEvent,
+    QuizBank,
+    ReadinessReport,
+)
+from tutorgraph.errors import ConflictError, InputError, NotFoundError
+from tutorgraph.llm import Model
+from tutorgraph.store.db import Database
+from tutorgraph.store.models import (
+    ConstructorEvent,
+    ConstructorImage,
+    ConstructorSession,
+    ConstructorUpload,
+    User,
+    utcnow,
+)
+
+log = logging.getLogger(__name__)
+
+MAX_FILES_PER_BUILD = 50
+MAX_FILENAME = 200
+
+JobRunner = Callable[[str, Callable[[], Coroutine[Any, Any, None]]], None]
+
+
+class InProcessJobs:
+    """The default job runner: each turn is an asyncio task of this process (the SQLite
+    default has one process). Tasks are kept until done so none is garbage-collected."""
+
+    def __init__(self) -> None:
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def __call__(self, name: str, job: Callable[[], Coroutine[Any, Any, None]]) -> None:
+        task = asyncio.get_running_loop().create_task(job(), name=name)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def drain(self) -> None:
+        """Wait for every running job (tests and shutdown)."""
+        while self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+
+
+class UploadOut(BaseModel):
+    id: str
+    filename: str
+    size: int
+    status: str
+    kind: str
+    title: str
+    words: int
+    pages: int
+    error: str
+
+
+class ReviewOut(BaseModel):
+    kind: str
+    note: str
+
+
+class BuildView(BaseModel):
+    """Everything the page shows about a build."""
+
+    session_id: str
+    title: str
+    phase: str
+    construction_phase: str  # the spec's name for `phase`, kept for compatibility
+    status: str
+    error: str
+    course_slug: str | None
+    messages: list[dict[str, str]]
+    uploads: list[UploadOut]
+    structure: CourseStructure | None = None
+    quiz_bank: QuizBank | None = None
+    report: ReadinessReport | None = None
+    review: ReviewOut | None = None
+    last_event_id: int = 0
+
+
+class EventOut(BaseModel):
+    id: int
+    stage: str
+    message: str
+    done: int = 0
+    total: int = 0
+
+
+class TurnIn(BaseModel):
+    """One turn: a message, an explicit action, a course title, or a review decision."""
+
+    message: str = Field(default="", max_length=8000)
+    action: str | None = Field(default=None, max_length=40)
+    title: str | None = Field(default=None, max_length=300)
+    approve: bool = False
+    edits: list[dict[str, Any]] = Field(default_factory=list, max_length=500)
+
+
+@dataclass
+class ConstructorService:
+    database: Database
+    checkpointer: BaseCheckpointSaver[str] | None
+    model: Model
+    limits: ExtractionLimits
+    jobs: JobRunner
+
+    def __post_init__(self) -> None:
+        self.graph: ConstructorGraph = compile_graph(self.checkpointer)
+
+    # ---- sessions ------------------------------------------------------------------------
+
+    async def start(self, *, user: User, title: str = "") -> BuildView:
+        session_id = str(uuid.uuid4())
+        with self.database.session() as session:
+            session.add(
+                ConstructorSession(id=session_id, owner_id=user.id, title=title.strip()[:300])
+            )
+        await self._run(session_id, {"request": {"title": title}})
+        return await self.view(session_id=session_id, user=user)
+
+    def builds(self, *, user: User) -> list[dict[str, Any]]:
+        with self.database.session() as session:
+            rows = session.scalars(
+                select(ConstructorSession)
+                .where(ConstructorSession.owner_id == user.id)
+                .order_by(ConstructorSession.updated_at.desc())
+            ).all()
+            return [
+                {
+                    "session_id": r.id,
+                    "title": r.title,
+                    "phase": r.phase,
+                    "status": r.status,
+                    "course_slug": r.course_slug,
+                    "updated_at": r.updated_at.isoformat(),
+                }
+                for r in rows
+            ]
+
+    def _own(self, session: Session, session_id: str, user: User) -> ConstructorSession:
+        row = session.get(ConstructorSession, session_id)
+        if row is None or row.owner_id != user.id:
+            raise NotFoundError(f"no course build {session_id!r}")
+        return row
+
+    # ---- uploads -------------------------------------------------------------------------
+
+    def upload(self, *, session_id: str, user: User, filename: str, data: bytes) -> UploadOut:
+        """Keep one file for the next turn to read; its type is sniffed from its bytes now, so a
+        file that cannot be a course source is refused at once with the reason."""
+        name = (filename or "upload").replace("\\", "/").split("/")[-1][:MAX_FILENAME] or "upload"
+        if len(data) > self.limits.max_bytes:
+            raise InputError(
+                f"{name}: {len(data) / 1048576:.1f} MB is over the upload limit of "
+                f"{self.limits.max_bytes / 1048576:.0f} MB"
+            )
+        try:
+            kind = sniff_kind(name, data)
+        except ExtractionError as exc:
+            raise InputError(str(exc)) from exc
+        digest = hashlib.sha256(data).hexdigest()
+        with self.database.session() as session:
+            row = self._own(session, session_id, user)
+            if row.status == "running":
+                raise ConflictError("this build is busy; upload again when the current step ends")
+            uploads = session.scalars(
+                select(ConstructorUpload).where(ConstructorUpload.session_id == session_id)
+            ).all()
+            same = next((u for u in uploads if u.sha256 == digest), None)
+            if same is not None:
+                return _upload_out(same)
+            if len(uploads) >= MAX_FILES_PER_BUILD:
+                raise InputError(f"a build takes at most {MAX_FILES_PER_BUILD} files")
+            upload = ConstructorUpload(
+                id=str(uuid.uuid4()),
+                session_id=session_id,
+                filename=name,
+                size=len(data),
+                sha256=digest,
+                data=data,
+                kind=kind,
+            )
+            session.add(upload)
+            row.updated_at = utcnow()
+            session.flush()
+            return _upload_out(upload)
+
+    def remove_upload(self, *, session_id: str, user: User, upload_id: str) -> None:
+        with self.database.session() as session:
+            row = self._own(session, session_id, user)
+            if row.status == "running":
+                raise ConflictError("this build is busy; try again when the current step ends")
+            upload = session.get(ConstructorUpload, upload_id)
+            if upload is None or upload.session_id != session_id:
+                raise NotFoundError(f"no upload {upload_id!r} in this build")
+            if upload.status != "pending":
+                raise InputError(
+                    f"{upload.filename} was already read into the build; start a new build "
+                    "to leave it out"
+                )
+            session.delete(upload)
+
+    # ---- turns ---------------------------------------------------------------------------
+
+    async def submit(self, *, session_id: str, user: User, turn: TurnIn) -> BuildView:
+        """Queue one turn; it runs in the background and its progress arrives as events."""
+        config = _config(session_id)
+        snapshot = await self.graph.aget_state(config)
+        waiting = bool(snapshot.interrupts)
+        with self.database.session() as session:
+            self._own(session, session_id, user)
+            claimed = session.execute(  # type: ignore[attr-defined]
+                update(ConstructorSession)
+                .where(ConstructorSession.id == session_id, ConstructorSession.status != "running")
+                .values(status="running", error="", updated_at=utcnow())
+            ).rowcount
+            if not claimed:
+                raise ConflictError("this build is still working on the last step")
+            pending = list(
+                session.scalars(
+                    select(ConstructorUpload.id).where(
+                        ConstructorUpload.session_id == session_id,
+                        ConstructorUpload.status == "pending",
+                    )
+                )
+            )
+        payload: Any
+        if waiting:
+            payload = Command(
+                resume={"approve": turn.approve, "edits": turn.edits, "message": turn.message}
+            )
+        else:
+            request = {"message": turn.message, "action": turn.action, "title": turn.title or ""}
+            payload = {"request": request, "pending_uploads": pending}
+        self.jobs(f"constructor:{session_id}", lambda: self._job(session_id, payload))
+        return await self.view(session_id=session_id, user=user)
+
+    async def _job(self, session_id: str, payload: Any) -> None:
+        try:
+            await self._run(session_id, payload)
+        except Exception as exc:  # the build shows the failure; the author can try again
+            log.exception("constructor turn failed for %s", session_id)
+            message = str(exc) if isinstance(exc, InputError) else "an internal error stopped it"
+            self._event(session_id, ProgressEvent(stage="error", message=message))
+            self._finish(session_id, status="failed", error=message)
+
+    async def _run(self, session_id: str, payload: Any) -> None:
+        config = _config(session_id)
+        context = self._context(session_id)
+        await self.graph.ainvoke(payload, config, context=context)
+        snapshot = await self.graph.aget_state(config)
+        values: ConstructorState = snapshot.values  # type: ignore[assignment]
+        self._finish(
+            session_id,
+            status="idle",
+            error="",
+            phase=values.get("phase"),
+            title=values.get("course_title"),
+            slug=values.get("course_slug"),
+        )
+        self._event(session_id, ProgressEvent(stage="done", message="step finished"))
+
+    async def recover(self) -> int:
+        """Continue every build a stopped process left running, from its last checkpoint."""
+        with self.database.session() as session:
+            ids = list(
+                session.scalars(
+                    select(ConstructorSession.id).where(ConstructorSession.status == "running")
+                )
+            )
+        for session_id in ids:
+            self._event(session_id, ProgressEvent(stage="coordinator", message="resuming"))
+            self.jobs(f"constructor:{session_id}", functools.partial(self._job, session_id, None))
+        return len(ids)
+
+    def _finish(
+        self,
+        session_id: str,
+        *,
+        status: str,
+        error: str,
+        phase: str | None = None,
+        title: str | None = None,
+        slug: str | None = None,
+    ) -> None:
+        with self.database.session() as session:
+            row = session.get(ConstructorSession, session_id)
+            if row is None:
+                return
+            row.status, row.error, row.updated_at = status, error, utcnow()
+            if phase:
+                row.phase = phase
+            if title:
+                row.title = title[:300]
+            if slug:
+                row.course_slug = slug
+
+    # ---- context: what the graph's nodes reach outside it --------------------------------
+
+    def _context(self, session_id: str) -> ConstructorContext:
+        def read_uploads(ids: list[str]) -> list[Upload]:
+            with self.database.session() as session:
+                rows = session.scalars(
+                    select(ConstructorUpload).where(
+                        ConstructorUpload.session_id == session_id, ConstructorUpload.id.in_(ids)
+                    )
+                ).all()
+                by_id = {r.id: Upload(r.id, r.filename, r.data) for r in rows}
+            return [by_id[i] for i in ids if i in by_id]
+
+        def store_image(
+            image_id: str, name: str, media_type: str, caption: str, data: bytes
+        ) -> None:
+            with self.database.session() as session:
+                if session.get(ConstructorImage, (session_id, image_id)) is None:
+                    session.add(
+                        ConstructorImage(
+                            session_id=session_id,
+                            id=image_id,
+                            name=name[:300],
+                            media_type=media_type[:100],
+                            caption=caption,
+                            data=data,
+                        )
+                    )
+
+        def mark_upload(
+            upload_id: str, title: str, kind: str, words: int, pages: int, error: str
+        ) -> None:
+            with self.database.session() as session:
+                row = session.get(ConstructorUpload, upload_id)
+                if row is None:
+                    return
+                row.status = "failed" if error else "read"
+                row.error, row.words, row.pages = error, words, pages
+                row.title = title[:300]
+                row.kind = kind or row.kind
+
+        async def publish(state: ConstructorState) -> str:
+            return await asyncio.to_thread(self._publish, session_id, state)
+
+        return ConstructorContext(
+            model=self.model,
+            read_uploads=read_uploads,
+            store_image=store_image,
+            mark_upload=mark_upload,
+            publish=publish,
+            progress=lambda event: self._event(session_id, event),
+            limits=self.limits,
+        )
+
+    def _publish(self, session_id: str, state: ConstructorState) -> str:
+        with self.database.session() as session:
+            row = session.get(ConstructorSession, session_id)
+            if row is None:
+                raise NotFoundError(f"no course build {session_id!r}")
+            title = state.get("course_title") or row.title or "course"
+            slug = publishing.choose_slug(session, title, row.owner_id, row.course_slug)
+            publishing.publish_course(
+                session,
+                state,
+                owner_id=row.owner_id,
+                slug=slug,
+                image_base=f"/api/v1/constructor/images/{session_id}",
+            )
+            row.course_slug = slug
+            return slug
+
+    def _event(self, session_id: str, event: ProgressEvent) -> None:
+        with self.database.session() as session:
+            session.add(
+                ConstructorEvent(
+                    session_id=session_id,
+                    stage=event.stage[:40],
+                    message=event.message,
+                    done=event.done,
+                    total=event.total,
+                )
+            )
+
+    # ---- reading -------------------------------------------------------------------------
+
+    def events(self, *, session_id: str, user: User, after: int = 0) -> list[EventOut]:
+        with self.database.session() as session:
+            self._own(session, session_id, user)
+            rows = session.scalars(
+                select(ConstructorEvent)
+                .where(ConstructorEvent.session_id == session_id, ConstructorEvent.id > after)
+                .order_by(ConstructorEvent.id)
+                .limit(500)
+            ).all()
+            return [
+                EventOut(id=r.id, stage=r.stage, message=r.message, done=r.done, total=r.total)
+                for r in rows
+            ]
+
+    def image(self, *, session_id: str, image_id: str) -> ConstructorImage:
+        with self.database.session() as session:
+            image = session.get(ConstructorImage, (session_id, image_id))
+            if image is None:
+                raise NotFoundError("no such image")
+            session.expunge(image)
+            return image
+
+    def course_of(self, session_id: str) -> str | None:
+        with self.database.session() as session:
+            row = session.get(ConstructorSession, session_id)
+            return row.course_slug if row else None
+
+    async def view(self, *, session_id: str, user: User) -> BuildView:
+        with self.database.session() as session:
+            row = self._own(session, session_id, user)
+            uploads = [
+                _upload_out(u)
+                for u in session.scalars(
+                    select(ConstructorUpload)
+                    .where(ConstructorUpload.session_id == session_id)
+                    .order_by(ConstructorUpload.created_at, ConstructorUpload.id)
+                )
+            ]
+            last = session.scalar(
+                select(ConstructorEvent.id)
+                .where(ConstructorEvent.session_id == session_id)
+                .order_by(ConstructorEvent.id.desc())
+                .limit(1)
+            )
+            head = (row.title, row.phase, row.status, row.error, row.course_slug)
+        snapshot = await self.graph.aget_state(_config(session_id))
+        values: ConstructorState = snapshot.values  # type: ignore[assignment]
+        review = None
+        for item in snapshot.interrupts:
+            value = item.value if isinstance(item.value, dict) else {}
+            review = ReviewOut(kind=str(value.get("kind", "")), note=str(value.get("note", "")))
+        phase = values.get("phase") or head[1]
+        return BuildView(
+            session_id=session_id,
+            title=values.get("course_title") or head[0],
+            phase=phase,
+            construction_phase=phase,
+            status=head[2],
+            error=head[3],
+            course_slug=head[4],
+            messages=values.get("messages", []),
+            uploads=uploads,
+            structure=values.get("structure"),
+            quiz_bank=values.get("quiz_bank"),
+            report=values.get("report"),
+            review=review,
+            last_event_id=last or 0,
+        )
+
+
+def _upload_out(row: ConstructorUpload) -> UploadOut:
+    return UploadOut(
+        id=row.id,
+        filename=row.filename,
+        size=row.size,
+        status=row.status,
+        kind=row.kind,
+        title=row.title,
+        words=row.words,
+        pages=row.pages,
+        error=row.error,
+    )
+
+
+def _config(session_id: str) -> RunnableConfig:
+    return {"configurable": {"thread_id": f"constructor:{session_id}"}}

@@ -1,0 +1,220 @@
+"""The constructor's state: the records every pipeline reads and writes, and the coordinator's
+graph state. Everything here is JSON-serialisable so the checkpointer can persist it."""
+
+from __future__ import annotations
+
+from typing import Any, Literal, TypedDict
+
+from pydantic import BaseModel, Field
+
+from tutorgraph.knowledge.bloom import BloomLevel, QuestionType
+
+Phase = Literal[
+    "collecting",  # no material yet
+    "ingested",  # files read, structure not proposed
+    "structure_review",  # the author reviews the proposed structure (an interrupt)
+    "structure_approved",
+    "quiz_review",  # the author reviews the quiz bank (an interrupt)
+    "quiz_approved",
+    "validated",  # the readiness report is ready
+    "published",
+]
+
+Action = Literal[
+    "collect_info",
+    "request_files",
+    "respond",
+    "ingest",
+    "build_structure",
+    "generate_quiz",
+    "validate",
+    "publish",
+]
+ACTIONS: tuple[Action, ...] = (
+    "collect_info",
+    "request_files",
+    "respond",
+    "ingest",
+    "build_structure",
+    "generate_quiz",
+    "validate",
+    "publish",
+)
+
+
+class ImageRef(BaseModel):
+    """An image found in a source file; its bytes are stored with the session's uploads."""
+
+    image_id: str
+    name: str
+    media_type: str
+    caption: str
+    location: str
+
+
+class SourceFile(BaseModel):
+    """One author file after extraction, as markdown."""
+
+    file_id: str
+    filename: str
+    kind: str
+    title: str
+    markdown: str
+    pages: int
+    words: int
+    images: list[ImageRef] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
+
+
+class FileFailure(BaseModel):
+    filename: str
+    error: str
+
+
+class SourceChunk(BaseModel):
+    """A retrievable piece of a source file: the evidence quiz items are checked against."""
+
+    chunk_id: str
+    file_id: str
+    heading_path: list[str]
+    text: str
+
+
+class SourceSection(BaseModel):
+    """A heading's own text (up to the next heading) in one source file."""
+
+    section_id: str
+    file_id: str
+    level: int  # 0 for text before the first heading
+    heading_path: list[str]
+    text: str
+    words: int
+    has_code: bool
+
+
+class Topic(BaseModel):
+    """A teachable topic: one lesson and one knowledge-base topic once published."""
+
+    topic_id: str
+    title: str
+    unit_id: str
+    section_ids: list[str]
+    key_terms: list[str] = Field(default_factory=list)
+    summary: str = ""
+    key_points: list[str] = Field(default_factory=list)
+    prerequisites: list[str] = Field(default_factory=list)
+    words: int = 0
+    has_code: bool = False
+
+
+class Unit(BaseModel):
+    """A group of topics: one module once published."""
+
+    unit_id: str
+    title: str
+    topic_ids: list[str]
+
+
+class Suggestion(BaseModel):
+    kind: Literal["merge", "split", "reorder", "drop", "rename"]
+    topic_ids: list[str]
+    reason: str
+
+
+class CourseStructure(BaseModel):
+    title: str
+    description: str = ""
+    units: list[Unit]
+    topics: list[Topic]
+    issues: list[str] = Field(default_factory=list)
+    suggestions: list[Suggestion] = Field(default_factory=list)
+
+    def topic(self, topic_id: str) -> Topic:
+        for topic in self.topics:
+            if topic.topic_id == topic_id:
+                return topic
+        raise KeyError(topic_id)
+
+    def ordered_topics(self) -> list[Topic]:
+        """Topics in course order: unit by unit, in each unit's order."""
+        by_id = {t.topic_id: t for t in self.topics}
+        return [by_id[t] for unit in self.units for t in unit.topic_ids if t in by_id]
+
+
+class QuizItem(BaseModel):
+    """A free-text question with its reference answer and rubric key points, and where in the
+    sources its answer is."""
+
+    item_id: str
+    topic_id: str
+    bloom_level: BloomLevel
+    type: QuestionType
+    difficulty: int = Field(ge=1, le=5)
+    text: str
+    reference_answer: str
+    key_points: list[str]
+    evidence: str  # the source text the answer comes from
+    problems: list[str] = Field(default_factory=list)  # why validation dropped it, if it did
+
+    @property
+    def kept(self) -> bool:
+        return not self.problems
+
+
+class QuizBank(BaseModel):
+    items: list[QuizItem] = Field(default_factory=list)
+    generated: int = 0  # before validation dropped any
+    dropped: int = 0
+
+    def kept(self) -> list[QuizItem]:
+        return [item for item in self.items if item.kept]
+
+
+class Check(BaseModel):
+    name: str
+    passed: bool
+    score: float = Field(ge=0.0, le=1.0)
+    weight: float
+    detail: str
+
+
+class ReadinessReport(BaseModel):
+    readiness: int = Field(ge=0, le=100)
+    ready: bool
+    checks: list[Check]
+    reasons: list[str]
+    answerability: float
+    items_per_topic: float
+
+
+class ProgressEvent(BaseModel):
+    """One line of progress for the page and the terminal."""
+
+    stage: str
+    message: str
+    done: int = 0
+    total: int = 0
+    data: dict[str, Any] = Field(default_factory=dict)
+
+
+class ConstructorState(TypedDict, total=False):
+    session_id: str
+    owner_id: int | None
+    initialized: bool
+    phase: Phase
+    course_title: str
+    messages: list[dict[str, str]]
+    pending_uploads: list[str]  # upload ids not ingested yet
+    files: list[SourceFile]
+    failures: list[FileFailure]
+    chunks: list[SourceChunk]
+    sections: list[SourceSection]
+    structure: CourseStructure | None
+    quiz_bank: QuizBank | None
+    report: ReadinessReport | None
+    action: Action
+    review_note: str  # what the last review step did, for the reply
+    reply: str
+    request: dict[str, Any]  # this turn's input: {"message": str, "action": str | None}
+    course_slug: str | None
+    error: str

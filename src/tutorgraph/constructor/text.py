@@ -1,0 +1,325 @@
+"""Text helpers for the offline constructor: prose sentences, code blocks, and salient terms.
+
+Salience is tf-idf over sections: a term counts for a section when it is frequent there and rare
+elsewhere; bold and `code` spans, and the subjects of definitional sentences ("X is a ..."), are
+boosted because that is how authors mark the terms they introduce."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+from tutorgraph.grading._text import STOPWORDS, normalise, stem
+
+FENCE_BLOCK = re.compile(r"^(```|~~~).*?^\1\s*$", re.M | re.S)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(\[])")
+_BOLD = re.compile(r"\*\*([^*\n]{2,60})\*\*|__([^_\n]{2,60})__")
+_CODE_SPAN = re.compile(r"`([^`\n]{1,40})`")
+_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_HTML_TAG = re.compile(r"<[^>]+>")
+_LIQUID = re.compile(r"\{[%{].*?[%}]\}|\{:[^}]*\}")
+_DEFINITION = re.compile(
+    r"^(?:an?\s+|the\s+)?(?P<term>[\w`'\- ]{2,48}?)\s+(?:is|are|refers to|means|denotes)\s+"
+    r"(?:an?\s+|the\s+|called\s+)?(?P<rest>.+)$",
+    re.I,
+)
+# Extra function words for term extraction (not content in a heading or a key term).
+_GENERIC = frozenset(
+    [
+        "use",
+        "used",
+        "uses",
+        "using",
+        "example",
+        "examples",
+        "see",
+        "like",
+        "make",
+        "makes",
+        "made",
+        "need",
+        "needs",
+        "new",
+        "first",
+        "second",
+        "many",
+        "much",
+        "often",
+        "now",
+        "way",
+        "want",
+        "wants",
+        "let",
+        "lets",
+        "look",
+        "looks",
+        "following",
+        "follow",
+        "follows",
+        "called",
+        "call",
+        "calls",
+        "also",
+        "can",
+        "show",
+        "shows",
+        "shown",
+        "time",
+        "times",
+        "number",
+        "numbers",
+        "different",
+        "same",
+        "case",
+        "cases",
+        "work",
+        "works",
+        "part",
+        "parts",
+        "go",
+        "goes",
+        "going",
+        "take",
+        "takes",
+        "give",
+        "gives",
+        "given",
+        "note",
+        "just",
+        "still",
+        "even",
+        "every",
+        "section",
+        "chapter",
+        "lesson",
+        "episode",
+        "figure",
+        "table",
+        "instead",
+        "however",
+        "therefore",
+        "already",
+        "another",
+    ]
+)
+
+
+def prose(markdown: str) -> str:
+    """Markdown without code fences, images, tables, HTML tags and template tags."""
+    text = FENCE_BLOCK.sub("\n", markdown)
+    text = _LIQUID.sub(" ", text)
+    text = _HTML_TAG.sub(" ", text)
+    text = _LINK.sub(r"\1", text)
+    lines = [
+        line
+        for line in text.splitlines()
+        if not line.lstrip().startswith(("|", "#", ">"))
+        and not re.match(r"^\s*[-=*_]{3,}\s*$", line)
+    ]
+    return "\n".join(lines)
+
+
+OUTPUT_FENCES = frozenset({"output", "error", "text", "console", "stdout", "stderr", "result"})
+
+
+def code_blocks(markdown: str, *, programs_only: bool = False) -> list[str]:
+    """The bodies of the fenced code blocks, in order; `programs_only` skips blocks fenced as
+    program output (```output, ```error...)."""
+    blocks = []
+    for match in FENCE_BLOCK.finditer(markdown):
+        all_lines = match.group(0).splitlines()
+        language = all_lines[0].strip().lstrip("`~").strip().lower()
+        if programs_only and language in OUTPUT_FENCES:
+            continue
+        lines = all_lines[1:-1]
+        body = "\n".join(lines).strip("\n")
+        if body.strip():
+            blocks.append(body)
+    return blocks
+
+
+def sentences(markdown: str) -> list[str]:
+    """The prose sentences of a markdown text, list markers and emphasis removed."""
+    found: list[str] = []
+    for paragraph in re.split(r"\n\s*\n", prose(markdown)):
+        lines = [re.sub(r"^\s*(?:[-*+]|\d+[.)])\s+", "", line) for line in paragraph.splitlines()]
+        text = " ".join(line.strip() for line in lines if line.strip())
+        text = re.sub(r"\*\*|__|(?<!\w)[*_](?=\w)|(?<=\w)[*_](?!\w)", "", text)
+        for sentence in _SENTENCE_END.split(text):
+            sentence = sentence.strip()
+            if len(sentence.split()) >= 4:
+                found.append(sentence)
+    return found
+
+
+def content_words(text: str) -> list[str]:
+    return [w for w in normalise(text).split() if w not in STOPWORDS and w not in _GENERIC]
+
+
+def stems_of(text: str) -> set[str]:
+    return {stem(w) for w in content_words(text) if len(w) > 1}
+
+
+def candidate_terms(text: str) -> Counter[str]:
+    """Unigram and bigram terms of the prose (no stopwords inside a term), with counts."""
+    counts: Counter[str] = Counter()
+    for sentence in sentences(text):
+        run: list[str] = []
+        for word in [*normalise(sentence).split(), "."]:
+            if word in STOPWORDS or word in _GENERIC or word == "." or word.isdigit():
+                _add_runs(counts, run)
+                run = []
+            elif len(word) > 2 or (word.isalpha() and len(word) == 2 and run):
+                run.append(word)
+        _add_runs(counts, run)
+    return counts
+
+
+def _add_runs(counts: Counter[str], run: list[str]) -> None:
+    for i, word in enumerate(run):
+        counts[word] += 1
+        if i + 1 < len(run):
+            counts[f"{word} {run[i + 1]}"] += 1
+
+
+def marked_terms(markdown: str) -> set[str]:
+    """Terms the author marked: bold, short code spans, and definitional subjects."""
+    marked = {normalise(a or b) for a, b in _BOLD.findall(markdown)}
+    for sentence in sentences(markdown):
+        match = _DEFINITION.match(sentence)
+        if match and len(match.group("term").split()) <= 4:
+            marked.add(normalise(match.group("term")))
+    return {m for m in marked if m and m not in STOPWORDS}
+
+
+def salient_terms(texts: Sequence[str], *, top: int = 8) -> list[list[str]]:
+    """For each text, its most salient terms by tf-idf against the others (marked terms
+    boosted; a bigram beats its own unigrams when it is about as frequent)."""
+    counts = [candidate_terms(t) for t in texts]
+    marks = [marked_terms(t) for t in texts]
+    df: Counter[str] = Counter()
+    for c in counts:
+        df.update(c.keys())
+    n = len(texts)
+    result = []
+    for c, marked in zip(counts, marks, strict=True):
+        scored = []
+        for term, tf in c.items():
+            if (tf < 2 and term not in marked) or any(ch.isdigit() for ch in term):
+                continue
+            idf = math.log((n + 1) / (df[term] + 0.5)) + 1.0
+            score = (1 + math.log(tf)) * idf * (2.0 if term in marked else 1.0)
+            if " " in term:
+                score *= 1.3
+            scored.append((score, term))
+        scored.sort(key=lambda pair: (-pair[0], pair[1]))
+        chosen: list[str] = []
+        for _, term in scored:
+            if any(term in kept.split() or kept in term.split() for kept in chosen):
+                continue
+            chosen.append(term)
+            if len(chosen) == top:
+                break
+        result.append(chosen)
+    return result
+
+
+def definition_of(sentence: str) -> tuple[str, str] | None:
+    """(term, definition) when the sentence reads "X is/are/means ...", else None."""
+    match = _DEFINITION.match(sentence.strip())
+    if not match:
+        return None
+    term = match.group("term").strip(" `'")
+    words = term.split()
+    if not words or len(words) > 4 or words[0].lower() in _NOT_A_SUBJECT:
+        return None
+    if any(w.lower() in _QUESTION_WORDS or any(c.isdigit() for c in w) for w in words):
+        return None
+    if all(w.lower() in STOPWORDS for w in words):
+        return None
+    return term, match.group("rest").rstrip(".")
+
+
+_NOT_A_SUBJECT = frozenset(
+    [
+        "it",
+        "this",
+        "that",
+        "there",
+        "here",
+        "these",
+        "those",
+        "which",
+        "what",
+        "who",
+        "how",
+        "why",
+        "one",
+        "each",
+        "all",
+        "explain",
+        "describe",
+        "use",
+        "write",
+        "create",
+        "define",
+        "identify",
+        "list",
+        "name",
+        "compare",
+    ]
+)
+_QUESTION_WORDS = frozenset(["what", "how", "why", "which", "who", "when", "where", "whether"])
+
+
+def overlap(a: Iterable[str], b: Iterable[str]) -> float:
+    """The share of `a`'s items that are in `b` (0 when `a` is empty)."""
+    left, right = set(a), set(b)
+    return len(left & right) / len(left) if left else 0.0
+
+
+def slugify(text: str, *, limit: int = 48) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "-", normalise(text)).strip("-")[:limit].strip("-")
+    return slug or "topic"
+
+
+_DIV_OPEN = re.compile(r"^\s*:{3,}\s*\{?\s*\.?([A-Za-z][\w-]*)?[^:]*$")
+_DIV_CLOSE = re.compile(r"^\s*:{3,}\s*$")
+_HEADING_LINE = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+_ATTRIBUTES = re.compile(r"(?<=\))\{[^}\n]*\}")
+# Pandoc fenced-div classes whose content is for instructors, not learners.
+HIDDEN_DIVS = frozenset({"instructor", "instructor-note", "instructornote", "spoiler-instructor"})
+
+
+def flatten_divs(markdown: str) -> str:
+    """Pandoc fenced divs (`::: challenge` ... `:::`, used by Pandoc, Quarto and The
+    Carpentries) as plain markdown: the marker lines go, a heading inside a box becomes a bold
+    label (a box title is not a section of the document), instructor-only boxes are dropped,
+    and `{...}` attribute blocks after images and links are removed."""
+    out: list[str] = []
+    stack: list[str] = []
+    in_fence = False
+    for line in markdown.splitlines():
+        if re.match(r"^\s*(```|~~~)", line):
+            in_fence = not in_fence
+        if not in_fence and _DIV_CLOSE.match(line) and stack:
+            stack.pop()
+            continue
+        if not in_fence and _DIV_OPEN.match(line) and line.strip().startswith(":::"):
+            match = _DIV_OPEN.match(line)
+            stack.append((match.group(1) or "").lower() if match else "")
+            continue
+        if any(kind in HIDDEN_DIVS for kind in stack):
+            continue
+        heading = _HEADING_LINE.match(line) if stack and not in_fence else None
+        if heading:
+            kind = stack[-1].replace("-", " ").capitalize()
+            label = heading.group(2).strip()
+            out.append(
+                f"**{kind}: {label}**" if kind and kind.lower() != label.lower() else f"**{label}**"
+            )
+            continue
+        out.append(_ATTRIBUTES.sub("", line) if not in_fence else line)
+    return "\n".join(out)
