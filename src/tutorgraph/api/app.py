@@ -31,7 +31,10 @@ from tutorgraph.api.routes import (
     tutor,
     tutor_session,
 )
+from tutorgraph.api.routes import constructor as constructor_routes
 from tutorgraph.api.security_headers import SecurityHeadersMiddleware
+from tutorgraph.constructor.publish import load_authored_domains
+from tutorgraph.constructor.state import CHECKPOINT_TYPES
 from tutorgraph.content.retrieval import SearchIndexes
 from tutorgraph.engines import build_engine
 from tutorgraph.grading.evaluator import Evaluator
@@ -55,6 +58,11 @@ from tutorgraph.web import teach as teach_pages
 from tutorgraph.web.templating import STATIC_DIR
 
 log = logging.getLogger(__name__)
+
+
+def _load_authored(database: Database) -> int:
+    with database.session() as session:
+        return load_authored_domains(session)
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -81,12 +89,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             )
         if settings.xapi.enabled:
             background.append(asyncio.create_task(xapi.flush_periodically(database, settings.xapi)))
-        async with open_checkpointer(settings) as checkpointer:
+        async with open_checkpointer(settings, allowed_types=CHECKPOINT_TYPES) as checkpointer:
             app.state.checkpointer = checkpointer
+            # Published courses' knowledge bases, and builds a stopped process left running.
+            authored = await anyio.to_thread.run_sync(_load_authored, database)
+            if authored:
+                log.info("knowledge base: %d authored domain(s) loaded", authored)
+            resumed = await constructor_routes.constructor_service(app.state).recover()
+            if resumed:
+                log.info("course constructor: resuming %d build(s)", resumed)
             try:
                 yield
             finally:  # a service built on this checkpointer must not outlive it
                 app.state.assessments = None
+                app.state.constructor = None
                 for task in background:
                     task.cancel()
         await aclose_model(model)
@@ -125,6 +141,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     api.include_router(assessments.router)
     api.include_router(me.router)
     api.include_router(teach.router)
+    api.include_router(constructor_routes.router)
     app.include_router(api)
     app.include_router(health.router)
     if settings.api_docs_public:
@@ -140,5 +157,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     install_exception_handlers(app)
     document_problems(app)
-    app.add_middleware(BodyLimitMiddleware, max_body_bytes=settings.limits.max_body_bytes)
+    app.add_middleware(
+        BodyLimitMiddleware,
+        max_body_bytes=settings.limits.max_body_bytes,
+        # a file and its form fields
+        upload_paths={constructor_routes.UPLOAD_PATH: settings.limits.max_upload_bytes + 65536},
+    )
     return app

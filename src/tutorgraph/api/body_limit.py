@@ -29,19 +29,24 @@ def _detail(limit: int) -> str:
 
 
 class BodyLimitMiddleware:
-    def __init__(self, app: ASGIApp, *, max_body_bytes: int) -> None:
+    def __init__(
+        self, app: ASGIApp, *, max_body_bytes: int, upload_paths: dict[str, int] | None = None
+    ) -> None:
         self.app = app
-        self.limit = max_body_bytes
+        self.default_limit = max_body_bytes
+        # Paths that take file uploads, with their own (larger) limits.
+        self.upload_paths = upload_paths or {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        limit = self.upload_paths.get(scope.get("path", ""), self.default_limit)
         declared = _content_length(scope)
-        if declared is None or declared > self.limit:
+        if declared is None or declared > limit:
             status = 400 if declared is None else 413
             title = "Invalid input" if declared is None else TITLE
-            detail = "Content-Length: not a length" if declared is None else _detail(self.limit)
+            detail = "Content-Length: not a length" if declared is None else _detail(limit)
             await problem(status, title, detail)(scope, receive, send)
             return
         received = 0
@@ -52,8 +57,8 @@ class BodyLimitMiddleware:
             message = await receive()
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
-                if received > self.limit:
-                    raise BodyTooLarge(self.limit)
+                if received > limit:
+                    raise BodyTooLarge(limit)
             return message
 
         async def tracking_send(message: Message) -> None:
@@ -68,7 +73,7 @@ class BodyLimitMiddleware:
             if started:
                 log.warning("request body over the limit after the response started")
                 return
-            await problem(413, TITLE, _detail(self.limit))(scope, receive, send)
+            await problem(413, TITLE, _detail(limit))(scope, receive, send)
 
 
 def _content_length(scope: Scope) -> int | None:

@@ -15,9 +15,10 @@ from langgraph.types import Command
 from tutorgraph.constructor.context import ConstructorContext, Upload
 from tutorgraph.constructor.extract import ExtractionLimits
 from tutorgraph.constructor.graph import compile_graph
-from tutorgraph.constructor.state import ConstructorState, ProgressEvent
+from tutorgraph.constructor.state import CHECKPOINT_TYPES, ConstructorState, ProgressEvent
 from tutorgraph.errors import InputError
 from tutorgraph.llm import Model
+from tutorgraph.store.checkpoints import serializer
 
 SOURCE_SUFFIXES = frozenset({".md", ".markdown", ".txt", ".html", ".htm", ".pdf", ".docx"})
 
@@ -77,7 +78,7 @@ async def build_course(
         progress=progress,
         limits=limits or ExtractionLimits(),
     )
-    graph = compile_graph(InMemorySaver())
+    graph = compile_graph(InMemorySaver(serde=serializer(CHECKPOINT_TYPES)))
     config: RunnableConfig = {"configurable": {"thread_id": "build"}}
     turns: list[ConstructorState] = [
         {"request": {"title": title}},

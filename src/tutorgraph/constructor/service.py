@@ -37,6 +37,7 @@ from tutorgraph.constructor.state import (
 )
 from tutorgraph.errors import ConflictError, InputError, NotFoundError
 from tutorgraph.llm import Model
+from tutorgraph.store import courses as course_store
 from tutorgraph.store.db import Database
 from tutorgraph.store.models import (
     ConstructorEvent,
@@ -425,18 +426,27 @@ class ConstructorService:
                 for r in rows
             ]
 
-    def image(self, *, session_id: str, image_id: str) -> ConstructorImage:
+    def image(self, *, session_id: str, image_id: str, user: User | None) -> ConstructorImage:
+        """An extracted image, for the build's author or anyone who can see its course."""
         with self.database.session() as session:
+            build = session.get(ConstructorSession, session_id)
             image = session.get(ConstructorImage, (session_id, image_id))
-            if image is None:
+            if build is None or image is None or not self._may_see(session, build, user):
                 raise NotFoundError("no such image")
             session.expunge(image)
             return image
 
-    def course_of(self, session_id: str) -> str | None:
-        with self.database.session() as session:
-            row = session.get(ConstructorSession, session_id)
-            return row.course_slug if row else None
+    @staticmethod
+    def _may_see(session: Session, build: ConstructorSession, user: User | None) -> bool:
+        if user is not None and build.owner_id == user.id:
+            return True
+        if build.course_slug is None:
+            return False
+        try:
+            course_store.get_course(session=session, slug=build.course_slug, user=user)
+        except NotFoundError:
+            return False
+        return True
 
     async def view(self, *, session_id: str, user: User) -> BuildView:
         with self.database.session() as session:

@@ -218,3 +218,23 @@ class ConstructorState(TypedDict, total=False):
     request: dict[str, Any]  # this turn's input: {"message": str, "action": str | None}
     course_slug: str | None
     error: str
+
+
+# The types a constructor checkpoint holds: the checkpointer deserialises these and nothing else
+# beyond LangGraph's safe built-ins (a checkpoint row is never a way to run code).
+CHECKPOINT_TYPES: tuple[type, ...] = (
+    ImageRef,
+    SourceFile,
+    FileFailure,
+    SourceChunk,
+    SourceSection,
+    Topic,
+    Unit,
+    Suggestion,
+    CourseStructure,
+    QuizItem,
+    QuizBank,
+    Check,
+    ReadinessReport,
+    BloomLevel,
+)

@@ -62,14 +62,20 @@ def upsert_course(
     manifest = course.manifest
     path = session.scalar(select(LearningPath).where(LearningPath.slug == manifest.slug))
     if path is None:
-        path = LearningPath(slug=manifest.slug, created_by=owner_id)
+        # An author's course starts private; platform (seeded) courses are public.
+        path = LearningPath(
+            slug=manifest.slug,
+            created_by=owner_id,
+            visibility="public" if owner_id is None else "private",
+        )
         session.add(path)
     path.title = manifest.title
     path.description = manifest.description
     path.level = manifest.level
     path.domain = manifest.domain
     path.order_index = manifest.order_index
-    path.visibility = "public" if owner_id is None else path.visibility or "private"
+    if owner_id is None:
+        path.visibility = "public"
     session.flush()
 
     modules = list(path.modules)

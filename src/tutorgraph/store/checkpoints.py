@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
 from tutorgraph.errors import ConfigurationError
 from tutorgraph.settings import Settings
@@ -18,9 +19,19 @@ def _postgres_conninfo(url: str) -> str:
     return "postgresql://" + rest if scheme.startswith("postgres") else url
 
 
+def serializer(allowed_types: Iterable[type] = ()) -> JsonPlusSerializer:
+    """Checkpoint (de)serialisation that rebuilds LangGraph's safe built-ins and the listed
+    types only: a tampered checkpoint row cannot name a class to import and call."""
+    return JsonPlusSerializer(allowed_msgpack_modules=tuple(allowed_types) or None)
+
+
 @asynccontextmanager
-async def open_checkpointer(settings: Settings) -> AsyncIterator[BaseCheckpointSaver[str]]:
-    """Open the durable checkpointer; tables are created on first use."""
+async def open_checkpointer(
+    settings: Settings, *, allowed_types: Iterable[type] = ()
+) -> AsyncIterator[BaseCheckpointSaver[str]]:
+    """Open the durable checkpointer; tables are created on first use. `allowed_types` are the
+    application types graphs keep in their state."""
+    serde = serializer(allowed_types)
     url = settings.checkpointer_url
     if url.startswith("postgres"):
         try:
@@ -30,16 +41,20 @@ async def open_checkpointer(settings: Settings) -> AsyncIterator[BaseCheckpointS
                 "checkpoint storage on PostgreSQL needs the postgres extra: "
                 "pip install 'tutorgraph[postgres]'"
             ) from exc
-        async with AsyncPostgresSaver.from_conn_string(_postgres_conninfo(url)) as saver:
+        async with AsyncPostgresSaver.from_conn_string(
+            _postgres_conninfo(url), serde=serde
+        ) as saver:
             await saver.setup()
             yield saver
         return
     if not url.startswith("sqlite:///"):
         raise ConfigurationError(f"checkpoint_url: unsupported URL scheme in {url.split(':')[0]!r}")
+    import aiosqlite
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
     path = Path(url.removeprefix("sqlite:///"))
     path.parent.mkdir(parents=True, exist_ok=True)
-    async with AsyncSqliteSaver.from_conn_string(str(path)) as saver:
-        await saver.setup()
-        yield saver
+    async with aiosqlite.connect(str(path)) as conn:
+        sqlite_saver = AsyncSqliteSaver(conn, serde=serde)
+        await sqlite_saver.setup()
+        yield sqlite_saver

@@ -124,7 +124,6 @@ def upgrade() -> None:
         )
 
 
-
 def downgrade() -> None:
 
     with op.batch_alter_table("constructor_uploads", schema=None) as batch_op:

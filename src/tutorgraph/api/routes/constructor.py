@@ -1,0 +1,221 @@
+"""The course constructor over REST, SSE and a WebSocket (spec: session start / chat / status,
+upload, and `/api/v1/constructor/session/ws/{session_id}`). A build is its author's only: anyone
+else's is not found. Turns run in the background; progress arrives as events."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, File, Form, Request, UploadFile, WebSocket
+from fastapi.responses import Response, StreamingResponse
+from pydantic import BaseModel, Field
+from starlette.websockets import WebSocketDisconnect, WebSocketState
+
+from tutorgraph.api import ws_auth
+from tutorgraph.api.deps import CurrentUser, OptionalUser
+from tutorgraph.api.openapi_problems import problem_responses
+from tutorgraph.constructor.service import (
+    BuildView,
+    ConstructorService,
+    EventOut,
+    TurnIn,
+    UploadOut,
+)
+from tutorgraph.errors import NotFoundError, TutorgraphError
+
+router = APIRouter(prefix="/constructor", tags=["constructor"])
+
+EVENT_POLL_SECONDS = 0.5
+UPLOAD_PATH = "/api/v1/constructor/session/upload"
+
+
+def constructor_service(state: Any) -> ConstructorService:
+    """The app's one constructor service (built on first use, over the app's checkpointer)."""
+    service: ConstructorService | None = getattr(state, "constructor", None)
+    if service is None:
+        from tutorgraph.constructor.extract import ExtractionLimits
+        from tutorgraph.constructor.service import InProcessJobs
+
+        settings = state.settings
+        service = ConstructorService(
+            database=state.db,
+            checkpointer=state.checkpointer,
+            model=state.model,
+            limits=ExtractionLimits(max_bytes=settings.limits.max_upload_bytes),
+            jobs=InProcessJobs(),
+        )
+        state.constructor = service
+    return service
+
+
+async def get_constructor(request: Request) -> ConstructorService:
+    return constructor_service(request.app.state)
+
+
+ConstructorDep = Annotated[ConstructorService, Depends(get_constructor)]
+
+
+class StartIn(BaseModel):
+    title: str = Field(default="", max_length=300)
+
+
+class ChatIn(TurnIn):
+    session_id: str = Field(min_length=1, max_length=36)
+
+
+@router.post("/session/start", status_code=201)
+async def start(body: StartIn, user: CurrentUser, service: ConstructorDep) -> BuildView:
+    """Start a build: the reply carries the assistant's welcome."""
+    return await service.start(user=user, title=body.title)
+
+
+@router.get("/sessions")
+async def sessions(user: CurrentUser, service: ConstructorDep) -> list[dict[str, Any]]:
+    """Your builds, latest first."""
+    return await asyncio.to_thread(service.builds, user=user)
+
+
+@router.post("/session/chat", status_code=202, responses=problem_responses(404, 409))
+async def chat(body: ChatIn, user: CurrentUser, service: ConstructorDep) -> BuildView:
+    """One turn: a message, an explicit `action` (ingest, build_structure, generate_quiz,
+    validate, publish), or, at a review step, `edits` and `approve`. It runs in the background:
+    follow `GET /session/events/{id}` or poll the status."""
+    turn = TurnIn.model_validate(body.model_dump(exclude={"session_id"}))
+    return await service.submit(session_id=body.session_id, user=user, turn=turn)
+
+
+@router.get("/session/status/{session_id}", responses=problem_responses(404))
+async def status(session_id: str, user: CurrentUser, service: ConstructorDep) -> BuildView:
+    return await service.view(session_id=session_id, user=user)
+
+
+@router.post("/session/upload", status_code=201, responses=problem_responses(404, 409, 413))
+async def upload(
+    user: CurrentUser,
+    service: ConstructorDep,
+    session_id: Annotated[str, Form(max_length=36)],
+    file: Annotated[UploadFile, File(description="Markdown, text, HTML, PDF or DOCX")],
+) -> UploadOut:
+    """Add one file to a build (its type is read from its content; the size limit is
+    `limits.max_upload_bytes`). The next turn reads it."""
+    data = await file.read(service.limits.max_bytes + 1)
+    return await asyncio.to_thread(
+        service.upload,
+        session_id=session_id,
+        user=user,
+        filename=file.filename or "upload",
+        data=data,
+    )
+
+
+@router.delete(
+    "/session/{session_id}/uploads/{upload_id}", status_code=204, responses=problem_responses(404)
+)
+async def remove_upload(
+    session_id: str, upload_id: str, user: CurrentUser, service: ConstructorDep
+) -> Response:
+    await asyncio.to_thread(
+        service.remove_upload, session_id=session_id, user=user, upload_id=upload_id
+    )
+    return Response(status_code=204)
+
+
+@router.get("/session/events/{session_id}", responses=problem_responses(404))
+async def events(
+    session_id: str, request: Request, user: CurrentUser, service: ConstructorDep, after: int = 0
+) -> StreamingResponse:
+    """Progress as server-sent events (`id:` is the event id; a reconnecting browser's
+    Last-Event-ID resumes after it). The stream ends when the build is idle again."""
+    last = request.headers.get("last-event-id", "")
+    start_after = int(last) if last.isdigit() else max(0, after)
+    await asyncio.to_thread(service.events, session_id=session_id, user=user, after=0)
+
+    async def stream() -> AsyncIterator[str]:
+        cursor = start_after
+        while True:
+            batch: list[EventOut] = await asyncio.to_thread(
+                service.events, session_id=session_id, user=user, after=cursor
+            )
+            for event in batch:
+                cursor = event.id
+                yield f"id: {event.id}\ndata: {json.dumps(event.model_dump())}\n\n"
+            view = await service.view(session_id=session_id, user=user)
+            if view.status != "running" and not batch:
+                yield f"event: end\ndata: {json.dumps({'status': view.status})}\n\n"
+                return
+            if await request.is_disconnected():
+                return
+            await asyncio.sleep(EVENT_POLL_SECONDS)
+
+    return StreamingResponse(stream(), media_type="text/event-stream")
+
+
+@router.get("/images/{session_id}/{image_id}", responses=problem_responses(404))
+async def image(
+    session_id: str, image_id: str, user: OptionalUser, service: ConstructorDep
+) -> Response:
+    """An image from a build's sources: its author sees it, and so does anyone who can see the
+    course it was published in."""
+    found = await asyncio.to_thread(
+        service.image, session_id=session_id, image_id=image_id, user=user
+    )
+    return Response(
+        content=found.data,
+        media_type=found.media_type if found.media_type.startswith("image/") else "image/png",
+        headers={"Cache-Control": "private, max-age=3600"},
+    )
+
+
+@router.websocket("/session/ws/{session_id}")
+async def session_ws(websocket: WebSocket, session_id: str) -> None:
+    """Send `{"type": "message", "message": ...}` (or `action`, `edits`, `approve`); receive
+    `{"type": "progress", ...}` events, then `{"type": "status", ...}` with the build and
+    `{"type": "done"}` when the turn ends. Authenticate with the session cookie or a first
+    message `{"type": "auth", "token": ...}`."""
+    user = await ws_auth.websocket_user(websocket)
+    if user is None:
+        return
+    service = constructor_service(websocket.app.state)
+    try:
+        await service.view(session_id=session_id, user=user)
+    except NotFoundError:
+        await websocket.close(code=ws_auth.NOT_FOUND, reason="no such build")
+        return
+    if websocket.client_state is WebSocketState.CONNECTING:
+        await websocket.accept()
+    try:
+        while True:
+            message = await websocket.receive_json()
+            if not isinstance(message, dict) or message.get("type") not in ("message", "turn"):
+                await websocket.send_json({"type": "error", "message": "send a message"})
+                continue
+            try:
+                turn = TurnIn.model_validate({k: v for k, v in message.items() if k != "type"})
+                view = await service.submit(session_id=session_id, user=user, turn=turn)
+            except (TutorgraphError, ValueError) as exc:
+                text = exc.message if isinstance(exc, TutorgraphError) else str(exc)
+                await websocket.send_json({"type": "error", "message": text})
+                continue
+            cursor = view.last_event_id
+            while True:
+                batch = await asyncio.to_thread(
+                    service.events, session_id=session_id, user=user, after=cursor
+                )
+                for event in batch:
+                    cursor = event.id
+                    await websocket.send_json({"type": "progress", **event.model_dump()})
+                view = await service.view(session_id=session_id, user=user)
+                if view.status != "running":
+                    break
+                await asyncio.sleep(EVENT_POLL_SECONDS)
+            reply = view.messages[-1]["content"] if view.messages else ""
+            await websocket.send_json({"type": "message", "content": reply})
+            await websocket.send_json(
+                {"type": "status", "build": view.model_dump(mode="json", exclude={"messages"})}
+            )
+            await websocket.send_json({"type": "done", "status": view.status})
+    except WebSocketDisconnect:
+        return
