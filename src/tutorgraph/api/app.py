@@ -51,6 +51,7 @@ from tutorgraph.store.checkpoints import open_checkpointer
 from tutorgraph.store.db import Database
 from tutorgraph.store.models import utcnow
 from tutorgraph.web import assess, explore, learn, pages
+from tutorgraph.web import create as create_pages
 from tutorgraph.web import loop as loop_pages
 from tutorgraph.web import lti as lti_pages
 from tutorgraph.web import practice as practice_pages
@@ -152,6 +153,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(explore.router)
     app.include_router(loop_pages.router)
     app.include_router(teach_pages.router)
+    app.include_router(create_pages.router)
     app.include_router(lti_pages.router)
     app.include_router(pages.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")

@@ -6,12 +6,16 @@ from typing import Annotated
 
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from tutorgraph import instructor
 from tutorgraph.api.deps import CurrentUser, OptionalUser, SessionDep
 from tutorgraph.api.unit_of_work import UnitOfWorkRoute
 from tutorgraph.content.rendering import render_markdown
+from tutorgraph.errors import NotFoundError
 from tutorgraph.store import courses
+from tutorgraph.store.models import LearningPath, User
 from tutorgraph.tutor import sessions
 from tutorgraph.web.templating import remember_user, render
 
@@ -40,9 +44,26 @@ def learn(request: Request, session: SessionDep, user: OptionalUser) -> Response
 @router.get("/learn/{slug}", response_class=HTMLResponse)
 def course_page(slug: str, request: Request, session: SessionDep, user: OptionalUser) -> Response:
     remember_user(request, user)
+    return _course_page(request, session, user, slug)
+
+
+def _course_page(
+    request: Request, session: Session, user: User | None, slug: str, *, note: str = ""
+) -> Response:
     course = courses.get_course(session=session, slug=slug, user=user)
     done = courses.completed_lesson_ids(session=session, user=user)
     lessons = courses.course_lessons(course)
+    owner = user is not None and course.created_by == user.id
+    members = (
+        courses.course_members(session=session, course=course, user=user)
+        if owner and user is not None
+        else []
+    )
+    share_url = (
+        str(request.base_url).rstrip("/") + f"/join/{course.share_token}"
+        if owner and course.share_token
+        else ""
+    )
     return render(
         request,
         "course.html",
@@ -51,8 +72,48 @@ def course_page(slug: str, request: Request, session: SessionDep, user: Optional
             "done": done,
             "total": len(lessons),
             "completed": sum(1 for lesson in lessons if lesson.id in done),
+            "owner": owner,
+            "members": members,
+            "share_url": share_url,
+            "note": note,
         },
     )
+
+
+@router.post("/learn/{slug}/share", response_class=HTMLResponse)
+def share_course(
+    slug: str,
+    request: Request,
+    session: SessionDep,
+    user: CurrentUser,
+    stop: Annotated[str, Form()] = "",
+) -> Response:
+    """The owner makes a share link (a new one replaces the old) or turns sharing off."""
+    course = courses.get_course(session=session, slug=slug, user=user)
+    if stop:
+        courses.revoke_share_token(session=session, course=course, user=user)
+        note = "Sharing is off: the old link no longer works (members keep their access)."
+    else:
+        courses.create_share_token(session=session, course=course, user=user)
+        note = "Here is the share link: anyone with it who logs in can open the course."
+    return _course_page(request, session, user, slug, note=note)
+
+
+@router.get("/join/{token}", response_class=HTMLResponse)
+def join_page(token: str, request: Request, session: SessionDep, user: CurrentUser) -> Response:
+    remember_user(request, user)
+    course = session.scalar(select(LearningPath).where(LearningPath.share_token == token))
+    if course is None:
+        raise NotFoundError("this share link is not valid (it may have been replaced)")
+    return render(request, "join.html", {"course": course, "token": token})
+
+
+@router.post("/join/{token}")
+def join(token: str, session: SessionDep, user: CurrentUser) -> Response:
+    course = courses.join_by_token(session=session, token=token, user=user)
+    if course.created_by != user.id:
+        instructor.enroll(session, course=course, user_id=user.id)
+    return RedirectResponse(f"/learn/{course.slug}", status_code=303)
 
 
 @router.get("/learn/{slug}/{lesson_slug}", response_class=HTMLResponse)

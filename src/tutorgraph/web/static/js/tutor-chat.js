@@ -565,6 +565,7 @@
   input.addEventListener("keydown", function (e) {
     if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); form.requestSubmit(); }
   });
+  sendBtn.disabled = false;  // sending is handled from here on
   stopBtn.addEventListener("click", function () { if (controller) controller.abort(); });
   root.querySelectorAll(".chip.mode").forEach(function (chip) {
     chip.addEventListener("click", function () {

@@ -1,0 +1,299 @@
+// The course builder page: uploads, turns, progress (SSE), structure and quiz reviews, publish.
+(function () {
+  "use strict";
+  var root = document.getElementById("build");
+  if (!root) return;
+  var sessionId = root.getAttribute("data-session");
+  var api = "/api/v1/constructor";
+  var csrfMeta = document.querySelector('meta[name="csrf-token"]');
+  var csrfToken = csrfMeta ? csrfMeta.getAttribute("content") : "";
+  var view = null;
+  var following = false;
+
+  function el(tag, attrs, text) {
+    var node = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (k) { node.setAttribute(k, attrs[k]); });
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+  function $(id) { return document.getElementById(id); }
+  function problem(res, body) {
+    if (body && body.detail) return typeof body.detail === "string" ? body.detail : JSON.stringify(body.detail);
+    return "the server answered " + res.status;
+  }
+  async function json(res) { try { return await res.json(); } catch (e) { return null; } }
+
+  async function load() {
+    var res = await fetch(api + "/session/status/" + encodeURIComponent(sessionId), { credentials: "same-origin" });
+    var body = await json(res);
+    if (!res.ok) { $("status").textContent = problem(res, body); return; }
+    view = body;
+    render();
+    if (view.status === "running") follow(view.last_event_id > 0 ? 0 : 0);
+  }
+
+  async function turn(payload) {
+    if (following) return;
+    $("status").textContent = "Working…";
+    var res = await fetch(api + "/session/chat", {
+      method: "POST", credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "X-CSRF-Token": csrfToken },
+      body: JSON.stringify(Object.assign({ session_id: sessionId }, payload)),
+    });
+    var body = await json(res);
+    if (!res.ok) { $("status").textContent = problem(res, body); return; }
+    view = body;
+    render();
+    follow(body.last_event_id);
+  }
+
+  // Progress events; the browser's EventSource resumes with Last-Event-ID after a drop.
+  function follow(after) {
+    following = true;
+    $("progress").hidden = false;
+    var source = new EventSource(api + "/session/events/" + encodeURIComponent(sessionId) + "?after=" + (after || 0));
+    source.onmessage = function (e) {
+      var event = JSON.parse(e.data);
+      var item = el("li", {}, event.message);
+      $("progress-log").appendChild(item);
+      while ($("progress-log").children.length > 8) $("progress-log").removeChild($("progress-log").firstChild);
+      if (event.total) { $("progress").max = event.total; $("progress").value = event.done; }
+      else { $("progress").removeAttribute("value"); }
+      $("status").textContent = event.message;
+    };
+    source.addEventListener("end", function () {
+      source.close(); following = false; $("progress").hidden = true; load();
+    });
+    source.onerror = function () {
+      if (source.readyState === EventSource.CLOSED) { following = false; $("progress").hidden = true; load(); }
+    };
+  }
+
+  function render() {
+    var t = view.title || "New course";
+    document.querySelector("[data-testid=build-title]").textContent = t;
+    renderUploads();
+    renderMessages();
+    renderActions();
+    renderStructure();
+    renderQuiz();
+    renderReport();
+    renderPublished();
+    if (view.status === "failed") $("status").textContent = "That step failed: " + (view.error || "unknown error") + ". You can try again.";
+    else if (view.status === "idle") $("status").textContent = "Ready (" + view.phase.replace(/_/g, " ") + ").";
+  }
+
+  function renderUploads() {
+    var list = $("uploads");
+    list.textContent = "";
+    view.uploads.forEach(function (u) {
+      var label = u.filename + " · " + (u.kind || "?") + " · " + Math.max(1, Math.round(u.size / 1024)) + " KB · ";
+      label += u.status === "read" ? "read (" + u.words + " words)" : u.status === "failed" ? "could not be read: " + u.error : "waiting to be read";
+      list.appendChild(el("li", { "data-status": u.status }, label));
+    });
+  }
+
+  function renderMessages() {
+    var log = $("messages");
+    log.textContent = "";
+    view.messages.slice(-12).forEach(function (m) {
+      log.appendChild(el("p", { "class": "msg " + m.role, "data-role": m.role }, (m.role === "user" ? "You: " : "") + m.content));
+    });
+    log.scrollTop = log.scrollHeight;
+  }
+
+  var ACTIONS = {
+    collecting: [["ingest", "Read my files"]],
+    ingested: [["build_structure", "Propose a structure"], ["ingest", "Read new files"]],
+    structure_approved: [["generate_quiz", "Write the quiz bank"], ["build_structure", "Propose the structure again"]],
+    quiz_approved: [["validate", "Check readiness"]],
+    validated: [["publish", "Publish"], ["generate_quiz", "Rewrite the quiz bank"]],
+    published: [["publish", "Publish again (update)"], ["ingest", "Read new files"]],
+  };
+
+  function renderActions() {
+    var box = $("actions");
+    box.textContent = "";
+    (ACTIONS[view.phase] || []).forEach(function (pair) {
+      var b = el("button", { type: "button", "class": pair[0] === "publish" ? "" : "secondary", "data-action": pair[0] }, pair[1]);
+      b.disabled = view.status === "running";
+      b.addEventListener("click", function () { turn({ action: pair[0] }); });
+      box.appendChild(b);
+    });
+  }
+
+  function renderStructure() {
+    var s = view.structure;
+    $("structure").hidden = !s;
+    if (!s) return;
+    var reviewing = view.review && view.review.kind === "structure";
+    $("review-note").textContent = reviewing ? (view.review.note || "") : "";
+    var body = $("structure-body");
+    body.textContent = "";
+    var topics = {};
+    s.topics.forEach(function (t) { topics[t.topic_id] = t; });
+    if (s.issues.length) body.appendChild(el("p", { "class": "error", "data-testid": "structure-issues" }, "Issues: " + s.issues.join("; ")));
+    if (s.suggestions.length) {
+      var ul = el("ul", { "class": "muted", "data-testid": "suggestions" });
+      s.suggestions.slice(0, 6).forEach(function (g) { ul.appendChild(el("li", {}, "Suggestion (" + g.kind + "): " + g.reason)); });
+      body.appendChild(ul);
+    }
+    s.units.forEach(function (unit) {
+      var section = el("div", { "class": "unit", "data-unit": unit.unit_id });
+      section.appendChild(el("h3", {}, unit.title));
+      var ol = el("ol", {});
+      unit.topic_ids.forEach(function (id, index) {
+        var t = topics[id];
+        var li = el("li", { "data-topic": id });
+        if (reviewing) {
+          var pick = el("input", { type: "checkbox", "aria-label": "Select " + t.title, "data-merge": id });
+          var name = el("input", { value: t.title, "aria-label": "Title of " + t.title, "data-rename": id, maxlength: "200" });
+          li.appendChild(pick); li.appendChild(name);
+          [["↑", -1], ["↓", 1]].forEach(function (m) {
+            var b = el("button", { type: "button", "class": "secondary", "aria-label": "Move " + t.title + (m[1] < 0 ? " up" : " down") }, m[0]);
+            b.addEventListener("click", function () {
+              var pos = index + m[1];
+              if (pos < 0 || pos >= unit.topic_ids.length) return;
+              turn({ edits: [{ op: "move", topic_id: id, unit_id: unit.unit_id, position: pos }] });
+            });
+            li.appendChild(b);
+          });
+          var drop = el("button", { type: "button", "class": "secondary", "aria-label": "Drop " + t.title, "data-drop": id }, "Drop");
+          drop.addEventListener("click", function () { turn({ edits: [{ op: "drop", topic_id: id }] }); });
+          li.appendChild(drop);
+        } else {
+          li.appendChild(el("strong", {}, t.title));
+        }
+        var meta = " " + t.words + " words";
+        if (t.prerequisites.length) meta += " · builds on " + t.prerequisites.map(function (p) { return topics[p] ? topics[p].title : p; }).join(", ");
+        li.appendChild(el("span", { "class": "muted" }, meta));
+        ol.appendChild(li);
+      });
+      section.appendChild(ol);
+      body.appendChild(section);
+    });
+    if (reviewing) {
+      var bar = el("div", { "class": "inline-form" });
+      var apply = el("button", { type: "button", "class": "secondary", "data-testid": "apply-structure" }, "Apply renames and merge selected");
+      apply.addEventListener("click", function () { turn({ edits: structureEdits() }); });
+      var approve = el("button", { type: "button", "data-testid": "approve-structure" }, "Approve structure");
+      approve.addEventListener("click", function () { turn({ edits: structureEdits(), approve: true }); });
+      bar.appendChild(apply); bar.appendChild(approve);
+      body.appendChild(bar);
+    }
+  }
+
+  function structureEdits() {
+    var edits = [];
+    var topics = {};
+    view.structure.topics.forEach(function (t) { topics[t.topic_id] = t; });
+    document.querySelectorAll("[data-rename]").forEach(function (input) {
+      var id = input.getAttribute("data-rename");
+      var title = input.value.trim();
+      if (title && topics[id] && title !== topics[id].title) edits.push({ op: "rename", topic_id: id, title: title });
+    });
+    var picked = Array.prototype.map.call(document.querySelectorAll("[data-merge]:checked"), function (b) { return b.getAttribute("data-merge"); });
+    if (picked.length >= 2) edits.push({ op: "merge", topic_ids: picked });
+    return edits;
+  }
+
+  function renderQuiz() {
+    var bank = view.quiz_bank;
+    $("quiz").hidden = !bank;
+    if (!bank) return;
+    var reviewing = view.review && view.review.kind === "quiz";
+    var body = $("quiz-body");
+    body.textContent = "";
+    var kept = bank.items.filter(function (i) { return !i.problems.length; });
+    body.appendChild(el("p", { "data-testid": "quiz-summary" }, kept.length + " question(s) kept; " + bank.dropped + " dropped by checks or by you."));
+    var topics = {};
+    (view.structure ? view.structure.topics : []).forEach(function (t) { topics[t.topic_id] = t.title; });
+    var list = el("ol", { "class": "quiz-items" });
+    kept.forEach(function (item) {
+      var li = el("li", { "data-item": item.item_id });
+      li.appendChild(el("p", { "class": "muted" }, (topics[item.topic_id] || item.topic_id) + " · " + item.bloom_level + " · " + item.type));
+      if (reviewing) {
+        var q = el("textarea", { "aria-label": "Question " + item.item_id, "data-text": item.item_id, rows: "3" }); q.value = item.text;
+        var a = el("textarea", { "aria-label": "Reference answer " + item.item_id, "data-answer": item.item_id, rows: "2" }); a.value = item.reference_answer;
+        var drop = el("label", {}); var box = el("input", { type: "checkbox", "data-drop-item": item.item_id });
+        drop.appendChild(box); drop.appendChild(document.createTextNode(" drop this question"));
+        li.appendChild(q); li.appendChild(a); li.appendChild(drop);
+      } else {
+        li.appendChild(el("p", {}, item.text));
+        li.appendChild(el("p", { "class": "muted" }, "Answer: " + item.reference_answer));
+      }
+      list.appendChild(li);
+    });
+    body.appendChild(list);
+    if (reviewing) {
+      var approve = el("button", { type: "button", "data-testid": "approve-quiz" }, "Save and approve the quiz bank");
+      approve.addEventListener("click", function () { turn({ edits: quizEdits(bank), approve: true }); });
+      body.appendChild(approve);
+    }
+  }
+
+  function quizEdits(bank) {
+    var edits = [];
+    bank.items.forEach(function (item) {
+      var dropBox = document.querySelector('[data-drop-item="' + item.item_id + '"]');
+      if (dropBox && dropBox.checked) { edits.push({ op: "drop_item", item_id: item.item_id }); return; }
+      var q = document.querySelector('[data-text="' + item.item_id + '"]');
+      var a = document.querySelector('[data-answer="' + item.item_id + '"]');
+      var edit = { op: "edit_item", item_id: item.item_id };
+      var changed = false;
+      if (q && q.value.trim() && q.value.trim() !== item.text) { edit.text = q.value.trim(); changed = true; }
+      if (a && a.value.trim() && a.value.trim() !== item.reference_answer) { edit.reference_answer = a.value.trim(); changed = true; }
+      if (changed) edits.push(edit);
+    });
+    return edits;
+  }
+
+  function renderReport() {
+    var r = view.report;
+    $("report").hidden = !r;
+    if (!r) return;
+    var body = $("report-body");
+    body.textContent = "";
+    body.appendChild(el("p", { "data-testid": "readiness" }, "Readiness " + r.readiness + "/100: " + (r.ready ? "ready to publish" : "not ready yet")));
+    var ul = el("ul", {});
+    r.checks.forEach(function (c) { ul.appendChild(el("li", { "data-passed": String(c.passed) }, (c.passed ? "✓ " : "! ") + c.name + ": " + c.detail)); });
+    body.appendChild(ul);
+  }
+
+  function renderPublished() {
+    $("published").hidden = !view.course_slug;
+    if (!view.course_slug) return;
+    var p = $("published-body");
+    p.textContent = "Your course is published (private to you). ";
+    var a = el("a", { href: "/learn/" + view.course_slug, "data-testid": "course-link" }, "Open the course and share it");
+    p.appendChild(a);
+  }
+
+  $("upload-form").addEventListener("submit", async function (e) {
+    e.preventDefault();
+    var files = $("files").files;
+    var errors = [];
+    $("upload-errors").textContent = "";
+    for (var i = 0; i < files.length; i++) {
+      $("status").textContent = "Uploading " + files[i].name + " (" + (i + 1) + " of " + files.length + ")…";
+      var form = new FormData();
+      form.append("session_id", sessionId);
+      form.append("file", files[i]);
+      var res = await fetch(api + "/session/upload", { method: "POST", credentials: "same-origin", headers: { "X-CSRF-Token": csrfToken }, body: form });
+      if (!res.ok) errors.push(problem(res, await json(res)));
+    }
+    $("upload-errors").textContent = errors.join(" ");
+    $("files").value = "";
+    await load();
+  });
+
+  $("chat-form").addEventListener("submit", function (e) {
+    e.preventDefault();
+    var text = $("chat-input").value.trim();
+    if (!text) return;
+    $("chat-input").value = "";
+    turn({ message: text });
+  });
+
+  load();
+})();
