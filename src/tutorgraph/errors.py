@@ -46,6 +46,13 @@ class InputError(TutorgraphError):
     title = "Invalid input"
 
 
+class TooLargeError(InputError):
+    """An upload is over its size limit."""
+
+    status_code = 413
+    title = "Too large"
+
+
 class AuthenticationError(TutorgraphError):
     """Credentials are missing or wrong."""
 

@@ -20,8 +20,9 @@ from tutorgraph.constructor.edits import (
     apply_structure_edits,
 )
 from tutorgraph.constructor.pipelines import QuizState, ValidationState
-from tutorgraph.constructor.router import ALLOWED, fallback_action
+from tutorgraph.constructor.router import ALLOWED, TURN_ENDING, fallback_action
 from tutorgraph.constructor.state import (
+    Action,
     ConstructorState,
     CourseStructure,
     Phase,
@@ -92,10 +93,10 @@ async def route_action(
     explicit = agents.valid_action(str(request.get("action") or ""))
     if explicit is not None:
         if explicit in allowed:
-            return {"action": explicit, "reply": ""}
-        return {"action": "respond", "reply": _not_now(explicit, state)}
-    if not message.strip():
-        return {"action": fallback, "reply": ""}
+            return _chosen(state, explicit, "")
+        return _chosen(state, "respond", _not_now(explicit, state))
+    if not message.strip():  # nothing said (a new build, a title): no reply beyond the welcome
+        return {"action": fallback if fallback not in TURN_ENDING else "respond", "reply": ""}
     output = await agents.coordinate(
         runtime.context.model,
         agents.CoordinatorRequest(
@@ -113,7 +114,21 @@ async def route_action(
     action = agents.valid_action(output.action)
     if action is None or action not in allowed:
         action = fallback
-    return {"action": action, "reply": output.reply.strip()}
+    return _chosen(state, action, output.reply.strip())
+
+
+def _chosen(state: ConstructorState, action: Action, reply: str) -> ConstructorState:
+    """The turn's action; an action that ends the turn here (the spec's collect_info,
+    request_files and respond go straight to end_turn) answers now, with the model's reply or
+    the deterministic one when the model gave none."""
+    if action not in TURN_ENDING:
+        return {"action": action, "reply": reply}
+    text = reply or _status_reply({**state, "action": action})
+    return {
+        "action": action,
+        "reply": "",
+        "messages": [*state.get("messages", []), _assistant(text)],
+    }
 
 
 async def dispatch(

@@ -35,7 +35,7 @@ from tutorgraph.constructor.state import (
     QuizBank,
     ReadinessReport,
 )
-from tutorgraph.errors import ConflictError, InputError, NotFoundError
+from tutorgraph.errors import ConflictError, InputError, NotFoundError, TooLargeError
 from tutorgraph.llm import Model
 from tutorgraph.store import courses as course_store
 from tutorgraph.store.db import Database
@@ -182,7 +182,7 @@ class ConstructorService:
         file that cannot be a course source is refused at once with the reason."""
         name = (filename or "upload").replace("\\", "/").split("/")[-1][:MAX_FILENAME] or "upload"
         if len(data) > self.limits.max_bytes:
-            raise InputError(
+            raise TooLargeError(
                 f"{name}: {len(data) / 1048576:.1f} MB is over the upload limit of "
                 f"{self.limits.max_bytes / 1048576:.0f} MB"
             )

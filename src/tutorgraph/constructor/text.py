@@ -155,7 +155,9 @@ def sentences(markdown: str) -> list[str]:
 
 
 def content_words(text: str) -> list[str]:
-    return [w for w in normalise(text).split() if w not in STOPWORDS and w not in _GENERIC]
+    """Lower-case words without function words ("what's" counts as "what")."""
+    words = (w.split("'")[0] for w in normalise(text).split())
+    return [w for w in words if w and w not in STOPWORDS and w not in _GENERIC]
 
 
 def stems_of(text: str) -> set[str]:
@@ -242,36 +244,16 @@ def definition_of(sentence: str) -> tuple[str, str] | None:
     return term, match.group("rest").rstrip(".")
 
 
+# Words that start a definition-shaped sentence which defines nothing: pronouns, and the
+# imperative verbs of learning objectives ("Explain what ... is").
 _NOT_A_SUBJECT = frozenset(
-    [
-        "it",
-        "this",
-        "that",
-        "there",
-        "here",
-        "these",
-        "those",
-        "which",
-        "what",
-        "who",
-        "how",
-        "why",
-        "one",
-        "each",
-        "all",
-        "explain",
-        "describe",
-        "use",
-        "write",
-        "create",
-        "define",
-        "identify",
-        "list",
-        "name",
-        "compare",
-    ]
+    {
+        *("it", "this", "that", "there", "here", "these", "those", "which", "what", "who"),
+        *("how", "why", "one", "each", "all", "explain", "describe", "write", "create"),
+        *("define", "identify", "compare"),
+    }
 )
-_QUESTION_WORDS = frozenset(["what", "how", "why", "which", "who", "when", "where", "whether"])
+_QUESTION_WORDS = frozenset(("what", "how", "why", "which", "who", "when", "where", "whether"))
 
 
 def overlap(a: Iterable[str], b: Iterable[str]) -> float:

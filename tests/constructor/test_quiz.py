@@ -1,0 +1,132 @@
+"""The offline quiz writer and the checks validation relies on: items grounded in the sources,
+answerable by a search with the question alone, no leaks, no duplicates; the readiness score."""
+
+from __future__ import annotations
+
+from tutorgraph.constructor.questions import (
+    EvidenceIndex,
+    TopicMaterial,
+    check_items,
+    duplicates,
+    leaks,
+    write_questions,
+)
+from tutorgraph.constructor.readiness import quiz_checks, score, structure_check
+from tutorgraph.constructor.state import (
+    CourseStructure,
+    QuizBank,
+    QuizItem,
+    SourceChunk,
+    Topic,
+    Unit,
+)
+from tutorgraph.knowledge.bloom import BloomLevel
+
+TEXT = """A dictionary is a collection that maps each key to a value. Keys must be hashable
+because the dictionary finds a value by hashing its key.
+
+Use a dictionary when you need to look values up by a name rather than by a position.
+
+A list keeps its values in order, whereas a dictionary finds each value by its key.
+
+```python
+ages = {"ada": 36}
+print(ages["ada"])
+```
+
+This code builds a dictionary with one key and prints the value stored under it.
+
+Looking a key up is fast; however, a dictionary uses more memory than a list of the same size.
+"""
+TOPIC = Topic(
+    topic_id="dictionaries",
+    title="Dictionaries",
+    unit_id="u1",
+    section_ids=["s1"],
+    key_terms=["dictionary", "key", "list", "value"],
+    key_points=["A dictionary is a collection that maps each key to a value."],
+    words=len(TEXT.split()),
+)
+OTHER = "Photosynthesis turns light into chemical energy inside the chloroplasts of a leaf."
+
+
+def index() -> EvidenceIndex:
+    return EvidenceIndex(
+        [
+            SourceChunk(chunk_id="c1", file_id="f", heading_path=["Dictionaries"], text=TEXT),
+            SourceChunk(chunk_id="c2", file_id="f", heading_path=["Plants"], text=OTHER),
+        ]
+    )
+
+
+def test_questions_climb_bloom_and_quote_the_sources() -> None:
+    items = write_questions(TopicMaterial(TOPIC, TEXT), wanted=6)
+    levels = [i.bloom_level for i in items]
+    assert levels == sorted(levels, key=lambda level: level.rank)
+    assert {BloomLevel.REMEMBER, BloomLevel.APPLY, BloomLevel.ANALYZE} <= set(levels)
+    flat = " ".join(TEXT.split())
+    for item in items:
+        assert item.key_points and item.item_id.startswith("dictionaries-q")
+        assert " ".join(item.evidence.split()) in flat  # every answer is the author's words
+    remember = next(i for i in items if i.bloom_level is BloomLevel.REMEMBER)
+    assert remember.text == "In Dictionaries, what is dictionary?"
+    code = next(i for i in items if "```" in i.text)
+    assert "prints the value" in code.reference_answer
+
+
+def item(
+    text: str, evidence: str, points: list[str] | None = None, item_id: str = "q1"
+) -> QuizItem:
+    return QuizItem(
+        item_id=item_id,
+        topic_id="dictionaries",
+        bloom_level=BloomLevel.REMEMBER,
+        type="conceptual",
+        difficulty=1,
+        text=text,
+        reference_answer=evidence,
+        key_points=points or [evidence],
+        evidence=evidence,
+    )
+
+
+def test_answerable_only_when_a_search_with_the_question_finds_the_evidence() -> None:
+    good = item("In Dictionaries, what is a dictionary?", "maps each key to a value")
+    unrelated = item("What is the capital of France?", "Paris is the capital of France")
+    wrong_place = item("In Dictionaries, what is a dictionary?", "light into chemical energy")
+    assert index().evidence_for(good) is not None
+    assert index().evidence_for(unrelated) is None
+    assert index().evidence_for(wrong_place) is None
+
+
+def test_leaks_and_duplicates_are_caught() -> None:
+    leaky = item(
+        "Is it true that a dictionary maps each key to a value?",
+        "maps each key to a value",
+        ["a dictionary maps each key to a value"],
+    )
+    assert leaks(leaky)
+    assert not leaks(item("In Dictionaries, what is a dictionary?", "maps each key to a value"))
+    first = item("What is a dictionary?", "maps each key to a value", item_id="a")
+    again = item("What's a dictionary?", "maps each key to a value", item_id="b")
+    assert duplicates([first, again]) == {"b": "a"}
+    checked = check_items([first, again, leaky.model_copy(update={"item_id": "c"})], index())
+    assert [bool(i.problems) for i in checked] == [False, True, True]
+
+
+def test_readiness_counts_answerability_and_coverage() -> None:
+    structure = CourseStructure(
+        title="T", units=[Unit(unit_id="u1", title="U", topic_ids=["dictionaries"])], topics=[TOPIC]
+    )
+    items = write_questions(TopicMaterial(TOPIC, TEXT), wanted=4)
+    bank = QuizBank(items=items, generated=len(items))
+    checks = [structure_check(structure), *quiz_checks(structure, bank, index())]
+    report = score(checks, structure, bank, index())
+    assert report.answerability == 1.0 and report.ready and report.readiness >= 90
+    empty = score(
+        [structure_check(structure), *quiz_checks(structure, QuizBank(), index())],
+        structure,
+        QuizBank(),
+        index(),
+    )
+    assert not empty.ready and any("answerability" in r for r in empty.reasons)
