@@ -2,7 +2,9 @@
 """Regenerate toc.json for the Software Carpentry "Programming with Python"
 (python-novice-inflammation) benchmark set.
 
-Inputs (all in this folder, copied byte-for-byte from upstream):
+Usage: python3 build_toc.py BOOK_DIR [--stats]   (default BOOK_DIR: the current folder)
+
+Inputs (all in BOOK_DIR, copied byte-for-byte from upstream):
   upstream-index.yaml   the lesson's config.yaml; its `title:` and the
                         ordered `episodes:` list are the book's own index
   sources/NN-*.md       the episodes; each has YAML front matter with `title:`
@@ -30,25 +32,54 @@ Rules (see SOURCE.md):
 Standard library only; deterministic output (sorted keys are not used, the
 order is the book order). Run:  python3 build_toc.py [--stats]
 """
+
 import json
 import re
 import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
+HERE = (
+    Path(sys.argv[1]).resolve()
+    if len(sys.argv) > 1 and not sys.argv[1].startswith("-")
+    else Path.cwd()
+)
 BOOK_TITLE_FALLBACK = "Programming with Python"
 
 # Heading names that are boilerplate in every episode, never topics.
 EXCLUDED_HEADINGS = {
-    "key points", "keypoints", "exercises", "exercise", "challenge",
-    "challenges", "solution", "solutions", "hint", "overview", "questions",
-    "objectives", "references", "summary", "discussion", "prerequisites",
+    "key points",
+    "keypoints",
+    "exercises",
+    "exercise",
+    "challenge",
+    "challenges",
+    "solution",
+    "solutions",
+    "hint",
+    "overview",
+    "questions",
+    "objectives",
+    "references",
+    "summary",
+    "discussion",
+    "prerequisites",
     "episode prerequisites",
 }
 # Fenced-div kinds whose headings are never sections.
-NON_TOPIC_DIVS = {"objectives", "questions", "keypoints", "challenge",
-                  "solution", "instructor", "prereq", "discussion",
-                  "checklist", "testimonial", "spoiler", "caution"}
+NON_TOPIC_DIVS = {
+    "objectives",
+    "questions",
+    "keypoints",
+    "challenge",
+    "solution",
+    "instructor",
+    "prereq",
+    "discussion",
+    "checklist",
+    "testimonial",
+    "spoiler",
+    "caution",
+}
 
 DIV_RE = re.compile(r"^(:{3,})\s*([A-Za-z][\w-]*)?\s*$")
 FENCE_RE = re.compile(r"^\s*(```|~~~)")
@@ -79,7 +110,7 @@ def split_front_matter(text):
     if text.startswith("---\n"):
         end = text.find("\n---\n", 4)
         if end != -1:
-            return text[4:end], text[end + 5:]
+            return text[4:end], text[end + 5 :]
     return "", text
 
 
@@ -93,7 +124,7 @@ def front_matter_title(fm):
 
 def front_matter_int(fm, key):
     for line in fm.splitlines():
-        m = re.match(r"^%s:\s*(\d+)\s*$" % key, line)
+        m = re.match(rf"^{re.escape(key)}:\s*(\d+)\s*$", line)
         if m:
             return int(m.group(1))
     return None
@@ -102,7 +133,7 @@ def front_matter_int(fm, key):
 def parse_episode(text):
     fm, body = split_front_matter(text)
     sections, subsections, callouts, exercises = [], [], [], []
-    stack = []          # open fenced-div kinds
+    stack = []  # open fenced-div kinds
     in_code = False
     code_words = prose_words = exercise_words = 0
     div_has_heading = []  # whether current div already produced its title
@@ -178,32 +209,38 @@ def main():
         "commit": "2b3613a57d9704c71a959ed9978aab84e0282ea6",
         "license": "CC-BY-4.0",
         "section_rule": "'## ' headings outside fenced divs and code blocks; "
-                        "callout/challenge titles listed separately",
+        "callout/challenge titles listed separately",
         "excluded_headings": sorted(EXCLUDED_HEADINGS),
         "chapters": chapters,
     }
     (HERE / "toc.json").write_text(
-        json.dumps(toc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        json.dumps(toc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
     if "--stats" in sys.argv:
-        tot = {"words": 0, "code_words": 0, "prose_words": 0,
-               "exercise_words": 0}
-        print(f"{'file':28} {'words':>6} {'prose':>6} {'code':>6} code% exer% "
-              f"{'sec':>3} {'call':>4} {'exer':>4}")
+        tot = {"words": 0, "code_words": 0, "prose_words": 0, "exercise_words": 0}
+        print(
+            f"{'file':28} {'words':>6} {'prose':>6} {'code':>6} code% exer% "
+            f"{'sec':>3} {'call':>4} {'exer':>4}"
+        )
         for c in chapters:
             for k in tot:
                 tot[k] += c[k]
-            print(f"{c['file']:28} {c['words']:6} {c['prose_words']:6} "
-                  f"{c['code_words']:6} {100 * c['code_words'] / c['words']:4.0f}% "
-                  f"{100 * c['exercise_words'] / c['words']:4.0f}% "
-                  f"{len(c['sections']):3} {len(c['callouts']):4} "
-                  f"{len(c['exercises']):4}")
-        print(f"{'TOTAL':28} {tot['words']:6} {tot['prose_words']:6} "
-              f"{tot['code_words']:6} "
-              f"{100 * tot['code_words'] / tot['words']:4.0f}% "
-              f"{100 * tot['exercise_words'] / tot['words']:4.0f}% "
-              f"{sum(len(c['sections']) for c in chapters):3} "
-              f"{sum(len(c['callouts']) for c in chapters):4} "
-              f"{sum(len(c['exercises']) for c in chapters):4}")
+            print(
+                f"{c['file']:28} {c['words']:6} {c['prose_words']:6} "
+                f"{c['code_words']:6} {100 * c['code_words'] / c['words']:4.0f}% "
+                f"{100 * c['exercise_words'] / c['words']:4.0f}% "
+                f"{len(c['sections']):3} {len(c['callouts']):4} "
+                f"{len(c['exercises']):4}"
+            )
+        print(
+            f"{'TOTAL':28} {tot['words']:6} {tot['prose_words']:6} "
+            f"{tot['code_words']:6} "
+            f"{100 * tot['code_words'] / tot['words']:4.0f}% "
+            f"{100 * tot['exercise_words'] / tot['words']:4.0f}% "
+            f"{sum(len(c['sections']) for c in chapters):3} "
+            f"{sum(len(c['callouts']) for c in chapters):4} "
+            f"{sum(len(c['exercises']) for c in chapters):4}"
+        )
 
 
 if __name__ == "__main__":

@@ -401,6 +401,41 @@ def load(
     console.print(f"wrote {out}")
 
 
+DEFAULT_BOOK = Path("benchmarks/data/constructor/swc-python-inflammation")
+
+
+@bench_app.command("constructor")
+def constructor(
+    book: Annotated[
+        Path, typer.Option(help="A book folder: sources/ (its chapters) and toc.json.")
+    ] = DEFAULT_BOOK,
+    learners: Annotated[int, typer.Option(help="Simulated learners per style and level.")] = 10,
+    seed: Annotated[int, typer.Option(help="Random seed of the learners.")] = 7,
+    out: OutOption = Path("BENCHMARKS.md"),
+) -> None:
+    """Build a course from a real textbook chapter set: pages per minute, topics vs the book's
+    table of contents, quiz items per topic, answerability, and the assessment on the
+    generated knowledge base."""
+    import asyncio
+
+    from tutorgraph.bench.constructor import markdown, run_constructor_benchmark
+
+    with console.status(f"building a course from {book}"):
+        result = asyncio.run(run_constructor_benchmark(book, learners=learners, seed=seed))
+    console.print(
+        f"{result.pages} pages in {result.seconds:.1f} s ({result.pages_per_minute:.0f}/min); "
+        f"topics P {result.precision:.2f} R {result.recall:.2f}; "
+        f"{result.items} items, answerability {result.answerable_kept:.3f} "
+        f"(before validation {result.answerable_generated:.3f})",
+        highlight=False,
+    )
+    command = "tutorgraph bench constructor"
+    if book != DEFAULT_BOOK:
+        command += f" --book {book}"
+    write_section(out, "constructor", markdown(result, command))
+    console.print(f"wrote {out}")
+
+
 @bench_app.command("all")
 def run_all(out: OutOption = Path("BENCHMARKS.md")) -> None:
     """Every benchmark whose data is available (pyBKT side by side when .bench-venv exists)."""
@@ -415,5 +450,7 @@ def run_all(out: OutOption = Path("BENCHMARKS.md")) -> None:
         pybkt = Path(".bench-venv/bin/python")
         kt(pybkt_python=pybkt if pybkt.exists() else None, out=out)
     assessment(out=out)
+    if (DEFAULT_BOOK / "toc.json").is_file():
+        constructor(out=out)
     tutor(out=out)
     load(out=out)  # SQLite; PostgreSQL with `bench load --database-url`
