@@ -238,16 +238,8 @@ class ConstructorService:
         """Queue one turn; it runs in the background and its progress arrives as events."""
         config = _config(session_id)
         snapshot = await self.graph.aget_state(config)
-        waiting = bool(snapshot.interrupts)
         with self.database.session() as session:
             self._own(session, session_id, user)
-            claimed = session.execute(  # type: ignore[attr-defined]
-                update(ConstructorSession)
-                .where(ConstructorSession.id == session_id, ConstructorSession.status != "running")
-                .values(status="running", error="", updated_at=utcnow())
-            ).rowcount
-            if not claimed:
-                raise ConflictError("this build is still working on the last step")
             pending = list(
                 session.scalars(
                     select(ConstructorUpload.id).where(
@@ -256,20 +248,32 @@ class ConstructorService:
                     )
                 )
             )
-        payload: Any
-        if waiting:
-            payload = Command(
-                resume={"approve": turn.approve, "edits": turn.edits, "message": turn.message}
-            )
-        else:
-            request = {"message": turn.message, "action": turn.action, "title": turn.title or ""}
-            payload = {"request": request, "pending_uploads": pending}
-        self.jobs(f"constructor:{session_id}", lambda: self._job(session_id, payload))
+            stored: dict[str, Any]
+            if snapshot.interrupts:
+                decision = {"approve": turn.approve, "edits": turn.edits, "message": turn.message}
+                stored = {"resume": decision}
+            else:
+                request = {
+                    "message": turn.message,
+                    "action": turn.action,
+                    "title": turn.title or "",
+                }
+                stored = {"input": {"request": request, "pending_uploads": pending}}
+            # The turn is kept with the claim, so a process that dies before running it (or
+            # halfway) leaves enough for `recover` to run it.
+            claimed = session.execute(  # type: ignore[attr-defined]
+                update(ConstructorSession)
+                .where(ConstructorSession.id == session_id, ConstructorSession.status != "running")
+                .values(status="running", error="", pending_turn=stored, updated_at=utcnow())
+            ).rowcount
+            if not claimed:
+                raise ConflictError("this build is still working on the last step")
+        self.jobs(f"constructor:{session_id}", functools.partial(self._job, session_id, stored))
         return await self.view(session_id=session_id, user=user)
 
-    async def _job(self, session_id: str, payload: Any) -> None:
+    async def _job(self, session_id: str, turn: dict[str, Any] | None) -> None:
         try:
-            await self._run(session_id, payload)
+            await self._run(session_id, await self._payload(session_id, turn))
         except Exception as exc:  # the build shows the failure; the author can try again
             log.exception("constructor turn failed for %s", session_id)
             message = str(exc) if isinstance(exc, InputError) else "an internal error stopped it"
@@ -292,18 +296,31 @@ class ConstructorService:
         )
         self._event(session_id, ProgressEvent(stage="done", message="step finished"))
 
+    async def _payload(self, session_id: str, turn: dict[str, Any] | None) -> Any:
+        """What to run for a stored turn: the thread's unfinished step if it stopped halfway,
+        else the turn itself (its review decision, or its input)."""
+        snapshot = await self.graph.aget_state(_config(session_id))
+        if turn is None:
+            return None
+        if "resume" in turn:
+            return Command(resume=turn["resume"]) if snapshot.interrupts else None
+        if snapshot.next and not snapshot.interrupts:
+            return None  # the turn was under way: continue from its last checkpoint
+        return turn.get("input")
+
     async def recover(self) -> int:
-        """Continue every build a stopped process left running, from its last checkpoint."""
+        """Run again every turn a stopped process left running, from the last checkpoint of
+        its thread; the steps it finished are not redone (and publishing is an upsert)."""
         with self.database.session() as session:
-            ids = list(
-                session.scalars(
-                    select(ConstructorSession.id).where(ConstructorSession.status == "running")
+            rows = session.execute(
+                select(ConstructorSession.id, ConstructorSession.pending_turn).where(
+                    ConstructorSession.status == "running"
                 )
-            )
-        for session_id in ids:
+            ).all()
+        for session_id, turn in rows:
             self._event(session_id, ProgressEvent(stage="coordinator", message="resuming"))
-            self.jobs(f"constructor:{session_id}", functools.partial(self._job, session_id, None))
-        return len(ids)
+            self.jobs(f"constructor:{session_id}", functools.partial(self._job, session_id, turn))
+        return len(rows)
 
     def _finish(
         self,
@@ -320,6 +337,7 @@ class ConstructorService:
             if row is None:
                 return
             row.status, row.error, row.updated_at = status, error, utcnow()
+            row.pending_turn = None
             if phase:
                 row.phase = phase
             if title:

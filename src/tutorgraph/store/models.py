@@ -573,6 +573,8 @@ class ConstructorSession(Base):
     # idle | running (a turn is being worked on) | failed (the last turn raised: see error)
     status: Mapped[str] = mapped_column(String(20), default="idle")
     error: Mapped[str] = mapped_column(Text, default="")
+    # The turn being worked on (its input or review decision), kept until it finishes.
+    pending_turn: Mapped[dict[str, Any] | None] = mapped_column()
     course_slug: Mapped[str | None] = mapped_column(String(200))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow)

@@ -27,6 +27,7 @@ def upgrade() -> None:
         sa.Column("phase", sa.String(length=30), nullable=False),
         sa.Column("status", sa.String(length=20), nullable=False),
         sa.Column("error", sa.Text(), nullable=False),
+        sa.Column("pending_turn", sa.JSON(), nullable=True),
         sa.Column("course_slug", sa.String(length=200), nullable=True),
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
         sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
