@@ -14,6 +14,7 @@ from fastapi.staticfiles import StaticFiles
 from tutorgraph import __version__
 from tutorgraph.api.body_limit import BodyLimitMiddleware
 from tutorgraph.api.csrf import verify_csrf
+from tutorgraph.api.deps import constructor_service
 from tutorgraph.api.docs import OPENAPI_URL, install_api_docs
 from tutorgraph.api.openapi_problems import document_problems
 from tutorgraph.api.problems import install_exception_handlers
@@ -96,7 +97,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             authored = await anyio.to_thread.run_sync(_load_authored, database)
             if authored:
                 log.info("knowledge base: %d authored domain(s) loaded", authored)
-            resumed = await constructor_routes.constructor_service(app.state).recover()
+            resumed = await constructor_service(app.state).recover()
             if resumed:
                 log.info("course constructor: resuming %d build(s)", resumed)
             try:

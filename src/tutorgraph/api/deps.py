@@ -19,6 +19,8 @@ from sqlalchemy.orm import Session
 from tutorgraph import auth
 from tutorgraph.api.cookies import SESSION_COOKIE as SESSION_COOKIE  # re-exported
 from tutorgraph.assessment.service import AssessmentService
+from tutorgraph.constructor.extract import ExtractionLimits
+from tutorgraph.constructor.service import ConstructorService, InProcessJobs
 from tutorgraph.errors import AuthenticationError, PermissionDeniedError
 from tutorgraph.offload import COMMIT_THREADS, thread_limiter
 from tutorgraph.settings import Settings
@@ -197,3 +199,25 @@ async def get_coordinator(request: Request) -> Coordinator:
 
 RuntimeDep = Annotated[TutorRuntime, Depends(get_tutor_runtime)]
 CoordinatorDep = Annotated[Coordinator, Depends(get_coordinator)]
+
+
+def constructor_service(state: Any) -> ConstructorService:
+    """The app's one course-constructor service (over the app's checkpointer and model)."""
+    service: ConstructorService | None = getattr(state, "constructor", None)
+    if service is None:
+        service = ConstructorService(
+            database=state.db,
+            checkpointer=state.checkpointer,
+            model=state.model,
+            limits=ExtractionLimits(max_bytes=state.settings.limits.max_upload_bytes),
+            jobs=InProcessJobs(),
+        )
+        state.constructor = service
+    return service
+
+
+async def get_constructor(request: Request) -> ConstructorService:
+    return constructor_service(request.app.state)
+
+
+ConstructorDep = Annotated[ConstructorService, Depends(get_constructor)]

@@ -9,17 +9,16 @@ import json
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, File, Form, Request, UploadFile, WebSocket
+from fastapi import APIRouter, File, Form, Request, UploadFile, WebSocket
 from fastapi.responses import Response, StreamingResponse
 from pydantic import BaseModel, Field
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from tutorgraph.api import ws_auth
-from tutorgraph.api.deps import CurrentUser, OptionalUser
+from tutorgraph.api.deps import ConstructorDep, CurrentUser, OptionalUser, constructor_service
 from tutorgraph.api.openapi_problems import problem_responses
 from tutorgraph.constructor.service import (
     BuildView,
-    ConstructorService,
     EventOut,
     TurnIn,
     UploadOut,
@@ -30,32 +29,6 @@ router = APIRouter(prefix="/constructor", tags=["constructor"])
 
 EVENT_POLL_SECONDS = 0.5
 UPLOAD_PATH = "/api/v1/constructor/session/upload"
-
-
-def constructor_service(state: Any) -> ConstructorService:
-    """The app's one constructor service (built on first use, over the app's checkpointer)."""
-    service: ConstructorService | None = getattr(state, "constructor", None)
-    if service is None:
-        from tutorgraph.constructor.extract import ExtractionLimits
-        from tutorgraph.constructor.service import InProcessJobs
-
-        settings = state.settings
-        service = ConstructorService(
-            database=state.db,
-            checkpointer=state.checkpointer,
-            model=state.model,
-            limits=ExtractionLimits(max_bytes=settings.limits.max_upload_bytes),
-            jobs=InProcessJobs(),
-        )
-        state.constructor = service
-    return service
-
-
-async def get_constructor(request: Request) -> ConstructorService:
-    return constructor_service(request.app.state)
-
-
-ConstructorDep = Annotated[ConstructorService, Depends(get_constructor)]
 
 
 class StartIn(BaseModel):
