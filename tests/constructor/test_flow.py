@@ -156,3 +156,12 @@ async def test_publishing_makes_a_private_course_with_a_usable_knowledge_base(
         assert kb.domain.topics[0].questions, "the quiz bank became the domain's questions"
         bank = quiz_bank(course)
         assert len(bank.open_items) == len(state["quiz_bank"].kept())  # type: ignore[union-attr]
+
+
+async def test_reading_with_nothing_uploaded_asks_for_files() -> None:
+    graph = compile_graph(None)
+    state: ConstructorState = await graph.ainvoke(
+        {"request": {"action": "ingest"}}, CONFIG, context=context([])
+    )
+    assert state["phase"] == "collecting"
+    assert state["messages"][-1]["content"].startswith("There are no new files to read")

@@ -34,7 +34,11 @@ ages = {"ada": 36}
 print(ages["ada"])
 ```
 
-This code builds a dictionary with one key and prints the value stored under it.
+```output
+36
+```
+
+The dictionary `ages` has one key, and indexing it with that key prints the value stored.
 
 Looking a key up is fast; however, a dictionary uses more memory than a list of the same size.
 """
@@ -69,9 +73,10 @@ def test_questions_climb_bloom_and_quote_the_sources() -> None:
         assert item.key_points and item.item_id.startswith("dictionaries-q")
         assert " ".join(item.evidence.split()) in flat  # every answer is the author's words
     remember = next(i for i in items if i.bloom_level is BloomLevel.REMEMBER)
-    assert remember.text == "In Dictionaries, what is dictionary?"
+    assert remember.text == "In Dictionaries, what is a dictionary?"
     code = next(i for i in items if "```" in i.text)
-    assert "prints the value" in code.reference_answer
+    assert code.reference_answer.endswith("It prints: 36")
+    assert "`ages` has one key" in code.reference_answer
 
 
 def item(

@@ -40,6 +40,9 @@ WELCOME = (
     "read them, propose a structure for you to edit, write quiz questions for you to review, "
     "and check the course is ready to publish."
 )
+NOTHING_TO_READ = (
+    "There are no new files to read: upload Markdown, text, HTML, PDF or Word files first."
+)
 REQUEST_FILES = (
     "I need some material first: upload Markdown, text, HTML, PDF or Word files "
     "(up to {mb} MB each)."
@@ -91,6 +94,8 @@ async def route_action(
     message = str(request.get("message") or "")
     fallback = fallback_action(state, message)
     explicit = agents.valid_action(str(request.get("action") or ""))
+    if explicit == "ingest" and not state.get("pending_uploads"):
+        return _chosen(state, "request_files", NOTHING_TO_READ)
     if explicit is not None:
         if explicit in allowed:
             return _chosen(state, explicit, "")

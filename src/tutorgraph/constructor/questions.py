@@ -4,15 +4,20 @@ Writer: questions from templates per Bloom level, each filled from one source se
 code block and the prose that explains it), so every reference answer is the author's own
 words and every key point is a clause the sources state:
 
-| level      | type       | source                                | question                     |
-|------------|------------|---------------------------------------|------------------------------|
-| remember   | conceptual | "X is/are/means Y"                    | In <topic>, what is X?       |
-| understand | conceptual | a sentence with a purpose/cause cue   | What does X do, and why?     |
-| apply      | debugging  | a code block near error/bug words     | What goes wrong in the code? |
-| apply      | scenario   | a code block and the prose around it  | What does this code do?      |
-| apply      | scenario   | "use X when/to ..."                   | When would you use X?        |
-| analyze    | conceptual | two key terms with a contrast cue     | How does X differ from Y?    |
-| evaluate   | design     | a sentence with a trade-off cue       | What are X's trade-offs?     |
+| level      | type       | source                                     | question                  |
+|------------|------------|--------------------------------------------|---------------------------|
+| remember   | conceptual | "X is a ..." / "X means ..." (X a term)    | In <topic>, what is X?    |
+| understand | conceptual | a sentence opening with X, with a purpose  | What does X do, and why?  |
+|            |            | or cause cue ("so that", "because"...)     |                           |
+| apply      | scenario   | a program, the prose that explains it, and | What does this code do?   |
+|            |            | its output when the source shows it        |                           |
+| apply      | debugging  | a program followed by its error            | What goes wrong, and why? |
+| apply      | scenario   | "use X when/to ..."                        | When would you use X?     |
+| analyze    | conceptual | X and Y on either side of "whereas"...     | How does X differ from Y? |
+
+X is one of the topic's terms (salient or marked by the author); a sentence is used only when
+it stands alone (no lead-in ending with a colon, no "And then...", no exercise instruction).
+The offline writer does not write evaluate or create questions: it cannot judge trade-offs.
 
 Checks (used by quiz generation and validation): an item is answerable when a BM25 search of
 the sources with the question alone finds its evidence in the top results; it leaks when the
@@ -31,8 +36,9 @@ import Stemmer
 
 from tutorgraph.constructor.state import QuizItem, SourceChunk, Topic
 from tutorgraph.constructor.text import (
-    code_blocks,
+    OUTPUT_FENCES,
     definition_of,
+    marked_terms,
     overlap,
     sentences,
     stems_of,
@@ -52,14 +58,7 @@ _PURPOSE = re.compile(
     r"which means|this means|the reason|helps?|makes it possible)\b",
     re.I,
 )
-_CONTRAST = re.compile(r"\b(whereas|unlike|instead of|rather than|differs?|while|but not)\b", re.I)
-_TRADE_OFF = re.compile(
-    r"\b(trade-?off|however|at the cost|downside|drawback|slower|faster|expensive|cheaper|"
-    r"advantage|disadvantage|limitation)\b",
-    re.I,
-)
-_USE_WHEN = re.compile(r"\b(use|using|useful|apply)\b.*\b(when|if|to)\b", re.I)
-_ERROR_WORDS = re.compile(r"\b(error|bug|exception|fails?|wrong|mistake|traceback)\b", re.I)
+_CONTRAST = re.compile(r"\b(whereas|unlike|instead of|rather than|while|but not)\b", re.I)
 _STEMMER = Stemmer.Stemmer("english")
 
 
@@ -74,14 +73,21 @@ class TopicMaterial:
 def write_questions(material: TopicMaterial, *, wanted: int = ITEMS_PER_TOPIC) -> list[QuizItem]:
     """Up to `wanted` questions on one topic, one per template family first, climbing Bloom."""
     topic = material.topic
-    sents = sentences(material.text)
+    sents = [s for s in sentences(material.text) if _usable(s)]
+    terms = _topic_terms(topic, material.text)
+    families = [
+        _definitions(topic, sents, terms),
+        _purposes(topic, sents, terms),
+        _code_questions(topic, material.text),
+        _use_when(topic, sents, terms),
+        _contrasts(topic, sents, terms),
+    ]
+    # Round robin over the template families, so no one family fills the topic.
     candidates = [
-        *_definitions(topic, sents),
-        *_purposes(topic, sents),
-        *_code_questions(topic, material.text),
-        *_use_when(topic, sents),
-        *_contrasts(topic, sents),
-        *_trade_offs(topic, sents),
+        family[i]
+        for i in range(max((len(f) for f in families), default=0))
+        for family in families
+        if i < len(family)
     ]
     chosen: list[QuizItem] = []
     used_evidence: set[str] = set()
@@ -104,6 +110,38 @@ def write_questions(material: TopicMaterial, *, wanted: int = ITEMS_PER_TOPIC) -
         item.model_copy(update={"item_id": f"{topic.topic_id}-q{i + 1}"})
         for i, item in enumerate(chosen)
     ]
+
+
+_CONTINUATION = re.compile(r"^(and|then|so|but|or|also|this|that|these|those|it|they|here)\b", re.I)
+
+
+def _usable(sentence: str) -> bool:
+    """A sentence that can stand alone as an answer: not a lead-in to code or a list (ending
+    with a colon), not a question, not a continuation of the sentence before ("And then...",
+    "This means..."), not an exercise instruction."""
+    text = sentence.strip()
+    if text.endswith((":", "?")) or "?" in text or _CONTINUATION.match(text):
+        return False
+    if re.match(r"^(challenge|exercise|solution)\b", text, re.I):
+        return False
+    return not _IMPERATIVE.match(text)
+
+
+# Sentences opening like this are instructions to the reader, not statements about the topic.
+_IMPERATIVE = re.compile(
+    r"^(write|try|run|use|make|modify|change|add|create|open|read|take|note|think|test|"
+    r"repeat|let's|let|separately|consider|imagine|look|check|see|compare|explain|identify|"
+    r"remember|recall|go|type|enter|save|fix|find|now)\b",
+    re.I,
+)
+
+
+def _topic_terms(topic: Topic, text: str) -> set[str]:
+    """The terms a question may ask about: the topic's salient terms, the terms the author
+    marked (bold, defined), and the words of its title."""
+    terms = {normalise(t) for t in topic.key_terms} | marked_terms(text)
+    terms |= {normalise(topic.title)}
+    return {t for t in terms if t}
 
 
 def _item(
@@ -132,26 +170,38 @@ def _topic_phrase(topic: Topic) -> str:
     return topic.title.strip().rstrip(".:")
 
 
-def _definitions(topic: Topic, sents: Sequence[str]) -> list[QuizItem]:
+_IS_A = re.compile(
+    r"^(?P<article>an?\s+|the\s+)?(?P<term>[\w`'\- ]{2,40}?)\s+(?P<verb>is|are)\s+"
+    r"(?P<rest>(?:an?|the|one|any|some)\s+.+)$",
+    re.I,
+)
+_MEANS = re.compile(
+    r"^(?P<article>an?\s+|the\s+)?(?P<term>[\w`'\- ]{2,40}?)\s+(?P<verb>refers to|means|denotes)"
+    r"\s+(?P<rest>.+)$",
+    re.I,
+)
+
+
+def _definitions(topic: Topic, sents: Sequence[str], terms: set[str]) -> list[QuizItem]:
+    """ "X is a ..." / "X means ..." where X is a term of the topic: "what is X?"."""
     items = []
     for sentence in sents:
-        found = definition_of(sentence)
-        if found is None or len(sentence.split()) > 45:
+        match = _IS_A.match(sentence) or _MEANS.match(sentence)
+        if match is None or definition_of(sentence) is None or len(sentence.split()) > 45:
             continue
-        term, rest = found
-        if len(rest.split()) < 4:
+        term = match.group("term").strip(" `'")
+        if normalise(term) not in terms or len(match.group("rest").split()) < 4:
             continue
-        question = f"In {_topic_phrase(topic)}, what is {_term(term)}?"
+        plural = match.group("verb").lower() == "are"
+        article = (match.group("article") or "").strip().lower()
+        article = "" if plural else ("a" if article in ("a", "an", "") else article)
+        if article == "a" and term[:1].lower() in "aeiou":
+            article = "an"
+        subject = f"{article} {_term(term)}".strip() if not plural else _term(term)
+        question = f"In {_topic_phrase(topic)}, what {'are' if plural else 'is'} {subject}?"
+        rest = match.group("rest").rstrip(".")
         items.append(
-            _item(
-                topic,
-                BloomLevel.REMEMBER,
-                "conceptual",
-                question,
-                sentence,
-                [rest],
-                sentence,
-            )
+            _item(topic, BloomLevel.REMEMBER, "conceptual", question, sentence, [rest], sentence)
         )
     return items
 
@@ -160,22 +210,24 @@ def _term(term: str) -> str:
     return f"`{term}`" if re.search(r"[_()\[\].]|^[a-z]+[A-Z]", term) else term
 
 
-def _focus_term(topic: Topic, sentence: str) -> str | None:
-    stems = stems_of(sentence)
-    for term in topic.key_terms:
-        term_stems = stems_of(term)
-        if term_stems and term_stems <= stems:
-            return term
-    return None
+def _subject_term(sentence: str, terms: set[str]) -> str | None:
+    """The topic term the sentence is about: the one it opens with (after an article)."""
+    opening = normalise(re.sub(r"^(an?|the)\s+", "", sentence.strip(), flags=re.I))
+    best = None
+    for term in terms:
+        if term and opening.startswith(term + " ") and (best is None or len(term) > len(best)):
+            best = term
+    return best
 
 
-def _purposes(topic: Topic, sents: Sequence[str]) -> list[QuizItem]:
+def _purposes(topic: Topic, sents: Sequence[str], terms: set[str]) -> list[QuizItem]:
+    """A sentence that opens with a term and says what it is for or why: "what does X do?"."""
     items = []
     for sentence in sents:
         if not _PURPOSE.search(sentence) or not 8 <= len(sentence.split()) <= 45:
             continue
-        term = _focus_term(topic, sentence)
-        if term is None:
+        term = _subject_term(sentence, terms)
+        if term is None or definition_of(sentence) is not None:
             continue
         question = (
             f"In {_topic_phrase(topic)}, what does {_term(term)} do, and why does it matter? "
@@ -203,61 +255,118 @@ def _clauses(sentence: str) -> list[str]:
     return [sentence.rstrip(".")]
 
 
-def _code_questions(topic: Topic, text: str) -> list[QuizItem]:
-    items = []
-    paragraphs = re.split(r"\n\s*\n", text)
-    for block in code_blocks(text, programs_only=True):
-        lines = block.splitlines()
-        if not 2 <= len(lines) <= MAX_CODE_LINES:
-            continue
-        explanation = _explanation_of(block, paragraphs)
-        if not explanation:
-            continue
-        fence = "```\n" + block + "\n```"
-        if _ERROR_WORDS.search(" ".join(explanation)):
-            question = (
-                f"In {_topic_phrase(topic)}, this code does not do what was intended:\n\n"
-                f"{fence}\n\nWhat goes wrong, and how would you fix it?"
-            )
-            kind: QuestionType = "debugging"
+_FENCE = re.compile(r"^(```|~~~)\s*([\w+-]*)\s*$")
+
+
+def _blocks(text: str) -> list[tuple[str, str]]:
+    """The text as (kind, body) blocks in order: kind is the fence language ("" for an
+    unlabelled fence) or "prose" for a paragraph."""
+    blocks: list[tuple[str, str]] = []
+    lines = text.splitlines()
+    index = 0
+    paragraph: list[str] = []
+
+    def flush() -> None:
+        if any(line.strip() for line in paragraph):
+            blocks.append(("prose", "\n".join(paragraph).strip()))
+        paragraph.clear()
+
+    while index < len(lines):
+        fence = _FENCE.match(lines[index].strip())
+        if fence:
+            flush()
+            body: list[str] = []
+            index += 1
+            while index < len(lines) and not lines[index].strip().startswith(fence.group(1)):
+                body.append(lines[index])
+                index += 1
+            blocks.append((fence.group(2).lower() or "code", "\n".join(body).strip("\n")))
+        elif not lines[index].strip():
+            flush()
         else:
+            paragraph.append(lines[index])
+        index += 1
+    flush()
+    return blocks
+
+
+def _code_questions(topic: Topic, text: str) -> list[QuizItem]:
+    """A program with the prose that explains it and, when the source shows them, its output
+    or its error: "what does this code do?" or, for an error, "what goes wrong?"."""
+    items = []
+    blocks = _blocks(text)
+    for index, (kind, body) in enumerate(blocks):
+        lines = body.splitlines()
+        if kind in OUTPUT_FENCES or kind == "prose" or not 2 <= len(lines) <= MAX_CODE_LINES:
+            continue
+        explanation = _explanation(blocks, index)
+        following = blocks[index + 1] if index + 1 < len(blocks) else ("", "")
+        shown = [line for line in following[1].splitlines() if line.strip()]
+        error = following[0] == "error" or bool(shown and _ERROR_LINE.match(shown[-1]))
+        if not explanation and not (following[0] in OUTPUT_FENCES and shown):
+            continue
+        fence = "```\n" + body + "\n```"
+        answer = list(explanation)
+        if error and shown:
+            answer.append(f"Python stops with: {shown[-1].strip()}")
             question = (
-                f"In {_topic_phrase(topic)}, what does this code do, and why is it written "
-                f"this way?\n\n{fence}"
+                f"In {_topic_phrase(topic)}, what goes wrong when this code runs, and why?"
+                f"\n\n{fence}"
             )
-            kind = "scenario"
+            kind_of: QuestionType = "debugging"
+        else:
+            if following[0] in OUTPUT_FENCES and shown:
+                answer.append("It prints: " + " / ".join(line.strip() for line in shown[:3]))
+            question = (
+                f"In {_topic_phrase(topic)}, what does this code do, and what does it show?"
+                f"\n\n{fence}"
+            )
+            kind_of = "scenario"
         items.append(
-            _item(
-                topic,
-                BloomLevel.APPLY,
-                kind,
-                question,
-                " ".join(explanation),
-                explanation,
-                block,
-            )
+            _item(topic, BloomLevel.APPLY, kind_of, question, " ".join(answer), answer, body)
         )
     return items
 
 
-def _explanation_of(block: str, paragraphs: Sequence[str]) -> list[str]:
-    """The prose sentences next to a code block (the paragraph before and after it)."""
-    first_line = block.splitlines()[0]
-    for index, paragraph in enumerate(paragraphs):
-        if first_line in paragraph and paragraph.lstrip().startswith(("```", "~~~")):
-            around = [paragraphs[i] for i in (index - 1, index + 1) if 0 <= i < len(paragraphs)]
-            found = [s for p in around for s in sentences(p) if not s.endswith("?")]
-            return [s for s in found if 6 <= len(s.split()) <= 45][:2]
+_ERROR_LINE = re.compile(r"^\s*\w*(Error|Exception)\b")
+
+
+def _explanation(blocks: Sequence[tuple[str, str]], index: int) -> list[str]:
+    """The prose sentences that explain a code block: sentences of the paragraph before it,
+    or after it (and its output), that name something the code uses; lead-ins, questions
+    and instructions are left out."""
+    names = {w for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]{2,}", blocks[index][1])}
+    names -= {"print", "import", "def", "return", "for", "and", "not", "the", "else", "elif"}
+    after = index + 1
+    while after < len(blocks) and blocks[after][0] in OUTPUT_FENCES:
+        after += 1
+    around = [i for i in (index - 1, after) if 0 <= i < len(blocks) and blocks[i][0] == "prose"]
+    for position in around:
+        found = [
+            s
+            for s in sentences(blocks[position][1])
+            if _usable(s)
+            and 6 <= len(s.split()) <= 45
+            and any(re.search(rf"\b{re.escape(n)}\b", s) for n in names)
+        ]
+        if found:
+            return found[:2]
     return []
 
 
-def _use_when(topic: Topic, sents: Sequence[str]) -> list[QuizItem]:
+def _use_when(topic: Topic, sents: Sequence[str], terms: set[str]) -> list[QuizItem]:
+    """ "Use X when/to ..." where X is a topic term: "when would you use X?"."""
     items = []
     for sentence in sents:
-        if not _USE_WHEN.search(sentence) or not 8 <= len(sentence.split()) <= 45:
+        match = re.search(
+            r"\b(?:use|using)\s+(?:an?\s+|the\s+)?(?P<term>[\w`' -]{2,40}?)\s+(?:when|if|to)\b",
+            sentence,
+            re.I,
+        )
+        if match is None or not 8 <= len(sentence.split()) <= 45:
             continue
-        term = _focus_term(topic, sentence)
-        if term is None:
+        term = normalise(match.group("term"))
+        if term not in terms:
             continue
         question = f"In {_topic_phrase(topic)}, when would you use {_term(term)}, and what for?"
         items.append(
@@ -274,48 +383,26 @@ def _use_when(topic: Topic, sents: Sequence[str]) -> list[QuizItem]:
     return items
 
 
-def _contrasts(topic: Topic, sents: Sequence[str]) -> list[QuizItem]:
+def _contrasts(topic: Topic, sents: Sequence[str], terms: set[str]) -> list[QuizItem]:
+    """ "X ..., whereas Y ..." with two topic terms on either side of the contrast word."""
     items = []
     for sentence in sents:
-        if not _CONTRAST.search(sentence) or not 8 <= len(sentence.split()) <= 50:
+        cue = _CONTRAST.search(sentence)
+        if cue is None or not 8 <= len(sentence.split()) <= 50:
             continue
-        stems = stems_of(sentence)
-        terms = [t for t in topic.key_terms if stems_of(t) and stems_of(t) <= stems]
-        if len(terms) < 2:
+        before = normalise(sentence[: cue.start()])
+        after = normalise(sentence[cue.end() :])
+        left = [t for t in terms if f" {t} " in f" {before} "]
+        right = [t for t in terms if f" {t} " in f" {after} " and t not in left]
+        if not left or not right:
             continue
-        a, b = terms[0], terms[1]
+        a, b = max(left, key=len), max(right, key=len)
         question = f"In {_topic_phrase(topic)}, how does {_term(a)} differ from {_term(b)}?"
         items.append(
             _item(
                 topic,
                 BloomLevel.ANALYZE,
                 "conceptual",
-                question,
-                sentence,
-                [sentence.rstrip(".")],
-                sentence,
-            )
-        )
-    return items
-
-
-def _trade_offs(topic: Topic, sents: Sequence[str]) -> list[QuizItem]:
-    items = []
-    for sentence in sents:
-        if not _TRADE_OFF.search(sentence) or not 8 <= len(sentence.split()) <= 45:
-            continue
-        term = _focus_term(topic, sentence)
-        if term is None:
-            continue
-        question = (
-            f"In {_topic_phrase(topic)}, what are the trade-offs of {_term(term)}? "
-            "Say when it is worth it and what it costs."
-        )
-        items.append(
-            _item(
-                topic,
-                BloomLevel.EVALUATE,
-                "design",
                 question,
                 sentence,
                 [sentence.rstrip(".")],

@@ -167,6 +167,8 @@ def stems_of(text: str) -> set[str]:
 def candidate_terms(text: str) -> Counter[str]:
     """Unigram and bigram terms of the prose (no stopwords inside a term), with counts."""
     counts: Counter[str] = Counter()
+    # Identifiers in code spans (`weight_kg`, `data.shape`, `range(3)`) are examples, not terms.
+    text = re.sub(r"`[^`\n]*[_.()\[\]\d][^`\n]*`", " ", text)
     for sentence in sentences(text):
         run: list[str] = []
         for word in [*normalise(sentence).split(), "."]:
