@@ -145,6 +145,17 @@ class LtiSettings(BaseModel):
         return bool(self.platforms)
 
 
+class JobSettings(BaseModel):
+    """Where long work (course builds) runs. `auto`: a PostgreSQL job queue (procrastinate) when
+    the database is PostgreSQL, the serving process itself on SQLite. With the queue, each
+    `tutorgraph serve` process also runs a worker unless `embedded_worker` is false; add
+    `tutorgraph worker` processes (on any machine that reaches the database) for more."""
+
+    backend: Literal["auto", "in_process", "queue"] = "auto"
+    embedded_worker: bool = True
+    concurrency: int = Field(default=2, ge=1, le=64)
+
+
 class Settings(BaseSettings):
     """Every knob of tutorgraph. Nested values use one `_` after the section in the environment:
     `TUTORGRAPH_LLM_API_KEY`, `TUTORGRAPH_LLM_BASE_URL`, `TUTORGRAPH_SEARCH_PROVIDER`..."""
@@ -179,6 +190,7 @@ class Settings(BaseSettings):
     mastery: MasterySettings = MasterySettings()
     xapi: XapiSettings = XapiSettings()
     lti: LtiSettings = LtiSettings()
+    jobs: JobSettings = JobSettings()
 
     @classmethod
     def settings_customise_sources(
@@ -238,6 +250,13 @@ class Settings(BaseSettings):
         if url.startswith("postgresql"):
             return url
         return f"sqlite:///{(self.data_dir / 'checkpoints.db').resolve()}"
+
+    @property
+    def uses_job_queue(self) -> bool:
+        """Whether course builds go through the PostgreSQL job queue."""
+        if self.jobs.backend == "auto":
+            return self.sqlalchemy_url.startswith("postgresql")
+        return self.jobs.backend == "queue"
 
     @property
     def index_dir(self) -> Path:

@@ -86,6 +86,8 @@ def test_a_whole_build_through_the_api(tmp_path: Path, backend: str) -> None:
     settings = make_settings(tmp_path, backend)
     migrate.upgrade(settings)
     with TestClient(create_app(settings)) as client:
+        runner = type(client.app.state.constructor.jobs).__name__  # type: ignore[attr-defined]
+        assert runner == ("QueueJobs" if backend == "postgres" else "InProcessJobs")
         ann = register_and_login(client, "ann@example.org")
         bo = register_and_login(client, "bo@example.org")
         sid = client.post(

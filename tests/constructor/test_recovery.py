@@ -8,6 +8,7 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
+import pytest
 from sqlalchemy import func, select
 
 from tests.conftest import make_settings
@@ -25,8 +26,10 @@ from tutorgraph.store.models import ConstructorSession, LearningPath, User
 class DroppedJobs:
     """A job runner whose process dies before running anything it was given."""
 
-    def __call__(self, name: str, job: Callable[[], Coroutine[Any, Any, None]]) -> None:
-        job().close()
+    async def submit(
+        self, session_id: str, run: Callable[[str], Coroutine[Any, Any, None]]
+    ) -> None:
+        return None
 
 
 async def until_idle(service: ConstructorService, session_id: str, user: User) -> str:
@@ -89,4 +92,45 @@ async def test_a_turn_left_running_is_run_at_the_next_start(tmp_path: Path) -> N
         assert session.scalar(select(func.count()).select_from(LearningPath)) == 1
         row = session.get(ConstructorSession, build.session_id)
         assert row is not None and row.pending_turn is None and row.course_slug == "functions"
+    database.dispose()
+
+
+async def test_a_separate_worker_runs_queued_turns_on_postgresql(
+    tmp_path: Path, backend: str
+) -> None:
+    if backend != "postgres":
+        pytest.skip("the job queue is PostgreSQL's")
+    from tutorgraph.constructor.queue import QueueJobs, ensure_schema, queue_app, run_worker
+
+    settings = make_settings(tmp_path, backend)
+    migrate.upgrade(settings)
+    database = Database(settings)
+    with database.session() as session:
+        user = users.create_user(
+            session=session, email="ann@example.org", password="long enough", name="Ann"
+        )
+        session.expunge(user)
+    app = queue_app(settings.sqlalchemy_url)
+    assert await ensure_schema(app) is True and await ensure_schema(app) is False
+    async with (
+        open_checkpointer(settings, allowed_types=CHECKPOINT_TYPES) as saver,
+        app.open_async(),
+    ):
+        service = ConstructorService(
+            database=database,
+            checkpointer=saver,
+            model=offline_engine(),
+            limits=ExtractionLimits(),
+            jobs=QueueJobs(app),
+        )
+        build = await service.start(user=user, title="Functions")
+        service.upload(
+            session_id=build.session_id, user=user, filename="f.md", data=FUNCTIONS_MD.encode()
+        )
+        await service.submit(session_id=build.session_id, user=user, turn=TurnIn(action="ingest"))
+        assert (await service.view(session_id=build.session_id, user=user)).status == "running"
+        # A worker process: it runs what is queued, then (wait=False) stops.
+        await run_worker(app, service, concurrency=1, wait=False)
+        view = await service.view(session_id=build.session_id, user=user)
+        assert view.status == "idle" and view.phase == "ingested"
     database.dispose()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 
 import anyio.to_thread
 from fastapi import APIRouter, Depends, FastAPI
@@ -91,22 +91,45 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             )
         if settings.xapi.enabled:
             background.append(asyncio.create_task(xapi.flush_periodically(database, settings.xapi)))
-        async with open_checkpointer(settings, allowed_types=CHECKPOINT_TYPES) as checkpointer:
+        async with AsyncExitStack() as stack:
+            checkpointer = await stack.enter_async_context(
+                open_checkpointer(settings, allowed_types=CHECKPOINT_TYPES)
+            )
             app.state.checkpointer = checkpointer
             # Published courses' knowledge bases, and builds a stopped process left running.
             authored = await anyio.to_thread.run_sync(_load_authored, database)
             if authored:
                 log.info("knowledge base: %d authored domain(s) loaded", authored)
+            if settings.uses_job_queue:  # course builds go through the PostgreSQL job queue
+                from tutorgraph.constructor.queue import (  # needs the postgres extra
+                    QueueJobs,
+                    ensure_schema,
+                    queue_app,
+                    run_worker,
+                )
+
+                jobs_app = queue_app(settings.sqlalchemy_url)
+                await ensure_schema(jobs_app)
+                await stack.enter_async_context(jobs_app.open_async())
+                app.state.constructor_jobs = QueueJobs(jobs_app)
+                if settings.jobs.embedded_worker:
+                    worker = run_worker(
+                        jobs_app,
+                        constructor_service(app.state),
+                        concurrency=settings.jobs.concurrency,
+                    )
+                    background.append(asyncio.create_task(worker))
             resumed = await constructor_service(app.state).recover()
             if resumed:
                 log.info("course constructor: resuming %d build(s)", resumed)
             try:
                 yield
             finally:  # a service built on this checkpointer must not outlive it
-                app.state.assessments = None
-                app.state.constructor = None
                 for task in background:
                     task.cancel()
+                await asyncio.gather(*background, return_exceptions=True)
+                app.state.assessments = None
+                app.state.constructor = None
         await aclose_model(model)
         database.dispose()
 

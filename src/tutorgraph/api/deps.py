@@ -210,7 +210,7 @@ def constructor_service(state: Any) -> ConstructorService:
             checkpointer=state.checkpointer,
             model=state.model,
             limits=ExtractionLimits(max_bytes=state.settings.limits.max_upload_bytes),
-            jobs=InProcessJobs(),
+            jobs=getattr(state, "constructor_jobs", None) or InProcessJobs(),
         )
         state.constructor = service
     return service

@@ -15,6 +15,7 @@ measure it against the book's own table of contents.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import tempfile
@@ -24,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import yaml
 from langchain_core.runnables import RunnableConfig
 
 from tutorgraph.assessment.context import AssessmentContext
@@ -80,6 +82,16 @@ class ConstructorBench:
     types: Counter[str]
     readiness: int
     assessment: list[ConfigResult] = field(default_factory=list)
+    # Independent judgements of the kept items (labels keyed by the question's hash).
+    judged: Counter[str] = field(default_factory=Counter)
+    judged_reference: Counter[str] = field(default_factory=Counter)
+    judged_well_formed: Counter[str] = field(default_factory=Counter)
+    unjudged: int = 0
+
+    @property
+    def judged_answerable(self) -> float:
+        total = sum(self.judged.values())
+        return self.judged["yes"] / total if total else 0.0
 
     @property
     def pages_per_minute(self) -> float:
@@ -122,7 +134,32 @@ def toc_entries(toc: dict[str, Any]) -> tuple[list[str], list[str]]:
     return entries, callouts
 
 
-async def run_constructor_benchmark(book: Path, *, learners: int, seed: int) -> ConstructorBench:
+def question_key(text: str) -> str:
+    """The key independent labels use for a question: its text's hash (ids change when the
+    writer changes; a changed question is a new question and needs a new judgement)."""
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def judge(result: ConstructorBench, state: ConstructorState, labels_file: Path) -> None:
+    """Count the independent reviewer's labels of the kept items that were judged."""
+    if not labels_file.is_file():
+        return
+    raw = yaml.safe_load(labels_file.read_text(encoding="utf-8")) or {}
+    labels = {str(row["key"]): row for row in raw.get("labels", [])}
+    bank = state.get("quiz_bank")
+    for item in bank.kept() if bank else []:
+        row = labels.get(question_key(item.text))
+        if row is None:
+            result.unjudged += 1
+            continue
+        result.judged[str(row["answerable"])] += 1
+        result.judged_reference[str(row["reference_correct"])] += 1
+        result.judged_well_formed[str(row["well_formed"])] += 1
+
+
+async def run_constructor_benchmark(
+    book: Path, *, learners: int, seed: int, labels: Path | None = None
+) -> ConstructorBench:
     sources, toc_file = book / "sources", book / "toc.json"
     if not sources.is_dir() or not toc_file.is_file():
         raise InputError(
@@ -134,7 +171,10 @@ async def run_constructor_benchmark(book: Path, *, learners: int, seed: int) -> 
     started = time.perf_counter()
     state = await build_course(uploads, model=offline_engine(), title=toc.get("title", ""))
     seconds = time.perf_counter() - started
-    return await _measure(state, toc, seconds, learners=learners, seed=seed, book=book.name)
+    result = await _measure(state, toc, seconds, learners=learners, seed=seed, book=book.name)
+    if labels is not None:
+        judge(result, state, labels)
+    return result
 
 
 async def _measure(
@@ -216,6 +256,29 @@ async def _assessment(state: ConstructorState, *, learners: int, seed: int) -> l
     return results
 
 
+def _judged_lines(result: ConstructorBench) -> list[str]:
+    total = sum(result.judged.values())
+    if not total:
+        return ["No independent judgements of these items yet.", ""]
+
+    def share(counter: Counter[str]) -> str:
+        return ", ".join(f"{v} {counter[v]}" for v in ("yes", "partly", "no") if counter[v])
+
+    return [
+        f"An independent reviewer (a helper that never saw the code) judged {total} of the "
+        f"{total + result.unjudged} kept items against the chapter "
+        "(`benchmarks/constructor/answerability_labels.yaml`):",
+        "",
+        "| judgement | counts |",
+        "|---|---|",
+        f"| answerable from the chapter (target >= 0.95 yes) | {share(result.judged)} "
+        f"(**{result.judged_answerable:.2f}** yes) |",
+        f"| reference answer correct | {share(result.judged_reference)} |",
+        f"| question well formed | {share(result.judged_well_formed)} |",
+        "",
+    ]
+
+
 def markdown(result: ConstructorBench, command: str) -> str:
     bloom = ", ".join(f"{level} {n}" for level, n in sorted(result.bloom.items()))
     types = ", ".join(f"{kind} {n}" for kind, n in sorted(result.types.items()))
@@ -252,6 +315,7 @@ def markdown(result: ConstructorBench, command: str) -> str:
         f"| question types | {types} |",
         f"| readiness score | {result.readiness}/100 |",
         "",
+        *_judged_lines(result),
         "Assessment on the generated knowledge base (simulated learners answering in the "
         "reference wording: an upper bound):",
         "",

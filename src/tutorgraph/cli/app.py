@@ -19,6 +19,7 @@ from tutorgraph.cli.grade import grade
 from tutorgraph.cli.kb import kb_app
 from tutorgraph.cli.mastery import mastery_app
 from tutorgraph.cli.users import users_app
+from tutorgraph.cli.worker import worker
 from tutorgraph.cli.xapi import xapi_app
 from tutorgraph.errors import ConfigurationError, TutorgraphError
 from tutorgraph.settings import load_settings
@@ -39,6 +40,7 @@ app.add_typer(xapi_app, name="xapi")
 app.add_typer(course_app, name="course")
 app.command()(grade)
 app.command()(assess)
+app.command()(worker)
 
 
 def _version(value: bool) -> None:

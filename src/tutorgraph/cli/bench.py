@@ -411,6 +411,9 @@ def constructor(
     ] = DEFAULT_BOOK,
     learners: Annotated[int, typer.Option(help="Simulated learners per style and level.")] = 10,
     seed: Annotated[int, typer.Option(help="Random seed of the learners.")] = 7,
+    labels: Annotated[
+        Path, typer.Option(help="Independent judgements of the generated items (YAML).")
+    ] = Path("benchmarks/constructor/answerability_labels.yaml"),
     out: OutOption = Path("BENCHMARKS.md"),
 ) -> None:
     """Build a course from a real textbook chapter set: pages per minute, topics vs the book's
@@ -421,7 +424,9 @@ def constructor(
     from tutorgraph.bench.constructor import markdown, run_constructor_benchmark
 
     with console.status(f"building a course from {book}"):
-        result = asyncio.run(run_constructor_benchmark(book, learners=learners, seed=seed))
+        result = asyncio.run(
+            run_constructor_benchmark(book, learners=learners, seed=seed, labels=labels)
+        )
     console.print(
         f"{result.pages} pages in {result.seconds:.1f} s ({result.pages_per_minute:.0f}/min); "
         f"topics P {result.precision:.2f} R {result.recall:.2f}; "

@@ -9,13 +9,12 @@ from its last checkpoint. Publishing is an upsert, so a retried turn never dupli
 from __future__ import annotations
 
 import asyncio
-import functools
 import hashlib
 import logging
 import uuid
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -53,18 +52,25 @@ log = logging.getLogger(__name__)
 MAX_FILES_PER_BUILD = 50
 MAX_FILENAME = 200
 
-JobRunner = Callable[[str, Callable[[], Coroutine[Any, Any, None]]], None]
+RunTurn = Callable[[str], Coroutine[Any, Any, None]]
+
+
+class JobRunner(Protocol):
+    """Where a build's stored turn runs: `submit` hands over the session id (the turn itself is
+    in the store); `run` is how this process would run it."""
+
+    async def submit(self, session_id: str, run: RunTurn) -> None: ...
 
 
 class InProcessJobs:
-    """The default job runner: each turn is an asyncio task of this process (the SQLite
-    default has one process). Tasks are kept until done so none is garbage-collected."""
+    """The SQLite default: each turn is an asyncio task of this process. Tasks are kept until
+    done so none is garbage-collected."""
 
     def __init__(self) -> None:
         self._tasks: set[asyncio.Task[None]] = set()
 
-    def __call__(self, name: str, job: Callable[[], Coroutine[Any, Any, None]]) -> None:
-        task = asyncio.get_running_loop().create_task(job(), name=name)
+    async def submit(self, session_id: str, run: RunTurn) -> None:
+        task = asyncio.get_running_loop().create_task(run(session_id), name=session_id)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
@@ -268,8 +274,18 @@ class ConstructorService:
             ).rowcount
             if not claimed:
                 raise ConflictError("this build is still working on the last step")
-        self.jobs(f"constructor:{session_id}", functools.partial(self._job, session_id, stored))
+        await self.jobs.submit(session_id, self.run_stored)
         return await self.view(session_id=session_id, user=user)
+
+    async def run_stored(self, session_id: str) -> None:
+        """Run the turn stored with a build's claim (a job's body, in any process); a build
+        that is no longer running (a duplicate job) is left alone."""
+        with self.database.session() as session:
+            row = session.get(ConstructorSession, session_id)
+            if row is None or row.status != "running":
+                return
+            turn = row.pending_turn
+        await self._job(session_id, turn)
 
     async def _job(self, session_id: str, turn: dict[str, Any] | None) -> None:
         try:
@@ -317,9 +333,9 @@ class ConstructorService:
                     ConstructorSession.status == "running"
                 )
             ).all()
-        for session_id, turn in rows:
+        for session_id, _turn in rows:
             self._event(session_id, ProgressEvent(stage="coordinator", message="resuming"))
-            self.jobs(f"constructor:{session_id}", functools.partial(self._job, session_id, turn))
+            await self.jobs.submit(session_id, self.run_stored)
         return len(rows)
 
     def _finish(

@@ -13,7 +13,7 @@ from tutorgraph.errors import ConfigurationError
 from tutorgraph.settings import Settings
 
 
-def _postgres_conninfo(url: str) -> str:
+def postgres_conninfo(url: str) -> str:
     """psycopg wants `postgresql://`; SQLAlchemy URLs carry a `+driver` suffix."""
     scheme, rest = url.split("://", 1)
     return "postgresql://" + rest if scheme.startswith("postgres") else url
@@ -42,7 +42,7 @@ async def open_checkpointer(
                 "pip install 'tutorgraph[postgres]'"
             ) from exc
         async with AsyncPostgresSaver.from_conn_string(
-            _postgres_conninfo(url), serde=serde
+            postgres_conninfo(url), serde=serde
         ) as saver:
             await saver.setup()
             yield saver
