@@ -134,10 +134,10 @@ def toc_entries(toc: dict[str, Any]) -> tuple[list[str], list[str]]:
     return entries, callouts
 
 
-def question_key(text: str) -> str:
-    """The key independent labels use for a question: its text's hash (ids change when the
-    writer changes; a changed question is a new question and needs a new judgement)."""
-    return hashlib.sha256(text.encode()).hexdigest()[:12]
+def question_key(text: str, reference: str) -> str:
+    """The key independent labels use for an item: a hash of its question and reference
+    answer (ids change when the writer changes; a changed item needs a new judgement)."""
+    return hashlib.sha256(f"{text}\n{reference}".encode()).hexdigest()[:12]
 
 
 def judge(result: ConstructorBench, state: ConstructorState, labels_file: Path) -> None:
@@ -148,7 +148,7 @@ def judge(result: ConstructorBench, state: ConstructorState, labels_file: Path) 
     labels = {str(row["key"]): row for row in raw.get("labels", [])}
     bank = state.get("quiz_bank")
     for item in bank.kept() if bank else []:
-        row = labels.get(question_key(item.text))
+        row = labels.get(question_key(item.text, item.reference_answer))
         if row is None:
             result.unjudged += 1
             continue

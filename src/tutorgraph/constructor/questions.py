@@ -36,6 +36,7 @@ import Stemmer
 
 from tutorgraph.constructor.state import QuizItem, SourceChunk, Topic
 from tutorgraph.constructor.text import (
+    FENCE_BLOCK,
     OUTPUT_FENCES,
     definition_of,
     marked_terms,
@@ -291,32 +292,33 @@ def _blocks(text: str) -> list[tuple[str, str]]:
 
 
 def _code_questions(topic: Topic, text: str) -> list[QuizItem]:
-    """A program with the prose that explains it and, when the source shows them, its output
-    or its error: "what does this code do?" or, for an error, "what goes wrong?"."""
+    """A program whose output or error the source shows, with the prose that explains it:
+    "what does this code show?" or, when it stops with an error, "what goes wrong, and why?".
+    Code the source does not run is left out: nothing would ground the answer."""
     items = []
     blocks = _blocks(text)
     for index, (kind, body) in enumerate(blocks):
         lines = body.splitlines()
         if kind in OUTPUT_FENCES or kind == "prose" or not 2 <= len(lines) <= MAX_CODE_LINES:
             continue
-        explanation = _explanation(blocks, index)
-        following = blocks[index + 1] if index + 1 < len(blocks) else ("", "")
-        shown = [line for line in following[1].splitlines() if line.strip()]
-        error = following[0] == "error" or bool(shown and _ERROR_LINE.match(shown[-1]))
-        if not explanation and not (following[0] in OUTPUT_FENCES and shown):
+        printed, error, after = _shown(blocks, index)
+        if not printed and not error:
             continue
         fence = "```\n" + body + "\n```"
-        answer = list(explanation)
-        if error and shown:
-            answer.append(f"Python stops with: {shown[-1].strip()}")
+        answer: list[str] = []
+        if printed:
+            answer.append("It prints: " + " / ".join(printed))
+        if error:
+            cause = _cause(blocks, after)
+            answer.append(f"Python stops with: {error}")
+            answer += cause or _explanation(blocks, index)
             question = (
                 f"In {_topic_phrase(topic)}, what goes wrong when this code runs, and why?"
                 f"\n\n{fence}"
             )
             kind_of: QuestionType = "debugging"
         else:
-            if following[0] in OUTPUT_FENCES and shown:
-                answer.append("It prints: " + " / ".join(line.strip() for line in shown[:3]))
+            answer = _explanation(blocks, index) + answer
             question = (
                 f"In {_topic_phrase(topic)}, what does this code do, and what does it show?"
                 f"\n\n{fence}"
@@ -326,6 +328,47 @@ def _code_questions(topic: Topic, text: str) -> list[QuizItem]:
             _item(topic, BloomLevel.APPLY, kind_of, question, " ".join(answer), answer, body)
         )
     return items
+
+
+MAX_OUTPUT_LINES = 12
+
+
+def _shown(blocks: Sequence[tuple[str, str]], index: int) -> tuple[list[str], str, int]:
+    """What the source shows a program print (its output lines) and the error it stops with,
+    from the output and error blocks right after it; and the index of the block after them."""
+    printed: list[str] = []
+    error = ""
+    after = index + 1
+    while after < len(blocks) and blocks[after][0] in OUTPUT_FENCES:
+        lines = [line.rstrip() for line in blocks[after][1].splitlines() if line.strip()]
+        errors = [line.strip() for line in lines if _ERROR_LINE.match(line)]
+        if blocks[after][0] == "error" or errors:
+            error = errors[-1] if errors else (lines[-1].strip() if lines else "")
+        else:
+            printed += [line.strip() for line in lines]
+        after += 1
+    if len(printed) > MAX_OUTPUT_LINES:
+        printed = [*printed[:MAX_OUTPUT_LINES], "…"]
+    return printed, error, after
+
+
+_CAUSE = re.compile(
+    r"\b(because|since|means|missing|can't|cannot|doesn't|does not|isn't|is not|instead|"
+    r"forgot|typo|should|must|need)\b",
+    re.I,
+)
+
+
+def _cause(blocks: Sequence[tuple[str, str]], after: int) -> list[str]:
+    """The sentences right after an error that say why it happened."""
+    if after >= len(blocks) or blocks[after][0] != "prose":
+        return []
+    found = [
+        s
+        for s in sentences(blocks[after][1])
+        if 6 <= len(s.split()) <= 45 and _CAUSE.search(s) and not s.endswith("?")
+    ]
+    return found[:2]
 
 
 _ERROR_LINE = re.compile(r"^\s*\w*(Error|Exception)\b")
@@ -397,6 +440,8 @@ def _contrasts(topic: Topic, sents: Sequence[str], terms: set[str]) -> list[Quiz
         if not left or not right:
             continue
         a, b = max(left, key=len), max(right, key=len)
+        if stems_of(a) & stems_of(b):  # "variable" vs "variables" is no contrast
+            continue
         question = f"In {_topic_phrase(topic)}, how does {_term(a)} differ from {_term(b)}?"
         items.append(
             _item(
@@ -451,9 +496,10 @@ class EvidenceIndex:
 
 
 def leaks(item: QuizItem) -> bool:
-    """The question states most of one of its own key points (ignoring the question's topic
-    and the term it asks about)."""
-    asked = stems_of(item.text)
+    """The question's words state most of one of its own key points. A code block in the
+    question is left out: a program's output repeats its print statements' words without
+    giving away what it computes."""
+    asked = stems_of(FENCE_BLOCK.sub(" ", item.text))
     for point in item.key_points:
         point_stems = stems_of(point)
         if len(point_stems) >= 3 and overlap(point_stems, asked) >= LEAK_SHARE:

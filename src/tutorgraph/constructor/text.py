@@ -189,13 +189,9 @@ def _add_runs(counts: Counter[str], run: list[str]) -> None:
 
 
 def marked_terms(markdown: str) -> set[str]:
-    """Terms the author marked: bold, short code spans, and definitional subjects."""
+    """Terms the author marked in bold (at most four words)."""
     marked = {normalise(a or b) for a, b in _BOLD.findall(markdown)}
-    for sentence in sentences(markdown):
-        match = _DEFINITION.match(sentence)
-        if match and len(match.group("term").split()) <= 4:
-            marked.add(normalise(match.group("term")))
-    return {m for m in marked if m and m not in STOPWORDS}
+    return {m for m in marked if m and m not in STOPWORDS and len(m.split()) <= 4}
 
 
 def salient_terms(texts: Sequence[str], *, top: int = 8) -> list[list[str]]:
