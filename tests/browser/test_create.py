@@ -70,7 +70,7 @@ def test_an_author_builds_publishes_and_shares_a_course(
     expect(page.get_by_test_id("approve-quiz")).to_be_visible(timeout=WAIT)
     summary = page.get_by_test_id("quiz-summary").inner_text()
     kept = int(summary.split()[0])
-    assert kept >= 5, summary
+    assert kept >= 3, summary
     page.locator("[data-drop-item]").first.check()
     page.get_by_test_id("approve-quiz").click()
     wait_ready(page, "validated")

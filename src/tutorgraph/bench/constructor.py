@@ -330,7 +330,9 @@ def markdown(result: ConstructorBench, command: str) -> str:
     lines += [
         "",
         "How it is measured: a topic matches a TOC entry when their titles share their words "
-        f"(token Jaccard >= {MATCH_JACCARD}, or one contains the other). Answerability is the "
+        f"(token Jaccard >= {MATCH_JACCARD}, or one contains the other); this book heads every "
+        "section, so following headings finds its TOC: a book whose structure is not in its "
+        "headings (a scanned PDF, a long text without them) would score lower. Answerability is the "
         "constructor's own retrieval check (BM25 over the source chunks with the question "
         "alone must return the item's evidence in the top 3), so validation's dropping of "
         "unanswerable items makes the kept rate 1.0 by construction; the rate before validation "
