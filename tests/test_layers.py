@@ -28,7 +28,7 @@ LAYERS: list[set[str]] = [
         "errors",
         "limits",
     }
-    | {"offload", "wording", "__init__"},  # base
+    | {"offload", "wording", "observability", "__init__"},  # base
 ]
 # What the server never imports: benchmark-only code and the command line.
 SERVER_NEVER_IMPORTS = {"bench", "cli"}

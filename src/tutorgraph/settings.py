@@ -145,6 +145,18 @@ class LtiSettings(BaseModel):
         return bool(self.platforms)
 
 
+class TracingSettings(BaseModel):
+    """Traces of graph runs and model calls, off by default: LangSmith when an API key is set,
+    else OpenTelemetry spans to the console or an OTLP/HTTP collector."""
+
+    exporter: Literal["none", "console", "otlp"] = "none"
+    otlp_endpoint: str = "http://127.0.0.1:4318/v1/traces"
+    service_name: str = "tutorgraph"
+    langsmith_api_key: SecretStr | None = None
+    langsmith_project: str = "tutorgraph"
+    langsmith_endpoint: str | None = None
+
+
 class JobSettings(BaseModel):
     """Where long work (course builds) runs. `auto`: a PostgreSQL job queue (procrastinate) when
     the database is PostgreSQL, the serving process itself on SQLite. With the queue, each
@@ -191,6 +203,7 @@ class Settings(BaseSettings):
     xapi: XapiSettings = XapiSettings()
     lti: LtiSettings = LtiSettings()
     jobs: JobSettings = JobSettings()
+    tracing: TracingSettings = TracingSettings()
 
     @classmethod
     def settings_customise_sources(

@@ -11,7 +11,7 @@ import anyio.to_thread
 from fastapi import APIRouter, Depends, FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from tutorgraph import __version__
+from tutorgraph import __version__, observability
 from tutorgraph.api.body_limit import BodyLimitMiddleware
 from tutorgraph.api.csrf import verify_csrf
 from tutorgraph.api.deps import constructor_service
@@ -75,6 +75,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         log.info("tutorgraph %s up (engine=%s)", __version__, settings.llm.engine)
+        tracing = observability.configure(settings.tracing)
+        if tracing != "off":
+            log.info("tracing: %s", tracing)
         # Parse the knowledge base now, on a worker thread: done lazily, the first request that
         # needs it would stop the event loop for about a second.
         domains = await anyio.to_thread.run_sync(shipped_domains)
@@ -131,6 +134,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 app.state.assessments = None
                 app.state.constructor = None
         await aclose_model(model)
+        observability.shutdown()
         database.dispose()
 
     app = FastAPI(

@@ -12,6 +12,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
+from tutorgraph import observability
 from tutorgraph.constructor.context import ConstructorContext, Upload
 from tutorgraph.constructor.extract import ExtractionLimits
 from tutorgraph.constructor.graph import compile_graph
@@ -79,7 +80,9 @@ async def build_course(
         limits=limits or ExtractionLimits(),
     )
     graph = compile_graph(InMemorySaver(serde=serializer(CHECKPOINT_TYPES)))
-    config: RunnableConfig = {"configurable": {"thread_id": "build"}}
+    config: RunnableConfig = observability.run_config(
+        "constructor", "build", tags=["course-build"], metadata={}
+    )
     turns: list[ConstructorState] = [
         {"request": {"title": title}},
         {"request": {"action": "ingest"}, "pending_uploads": list(by_id)},

@@ -23,6 +23,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
+from tutorgraph import observability
 from tutorgraph.constructor import publish as publishing
 from tutorgraph.constructor.context import ConstructorContext, Upload
 from tutorgraph.constructor.extract import ExtractionError, ExtractionLimits, sniff_kind
@@ -540,4 +541,9 @@ def _upload_out(row: ConstructorUpload) -> UploadOut:
 
 
 def _config(session_id: str) -> RunnableConfig:
-    return {"configurable": {"thread_id": f"constructor:{session_id}"}}
+    return observability.run_config(
+        "constructor",
+        f"constructor:{session_id}",
+        tags=["course-build"],
+        metadata={"session_id": session_id},
+    )

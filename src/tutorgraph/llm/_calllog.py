@@ -9,6 +9,8 @@ from typing import Literal
 
 from openai.types import CompletionUsage
 
+from tutorgraph import observability
+
 log = logging.getLogger("tutorgraph.llm")
 
 Outcome = Literal["ok", "retry", "error"]
@@ -25,13 +27,25 @@ class CallLog:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     started: float = field(default_factory=time.perf_counter)
+    started_ns: int = field(default_factory=time.time_ns)
 
     def add_usage(self, usage: CompletionUsage | None) -> None:
         if usage is not None:
             self.prompt_tokens += usage.prompt_tokens
             self.completion_tokens += usage.completion_tokens
 
+    def _span(self, outcome: Outcome) -> None:
+        observability.record_model_call(
+            agent=self.agent,
+            model=self.model,
+            started_ns=self.started_ns,
+            outcome=outcome,
+            attempt=self.attempt,
+            tokens=self.prompt_tokens + self.completion_tokens,
+        )
+
     def ok(self) -> None:
+        self._span("ok")
         log.info(
             "llm call agent=%s schema=%s model=%s ok in %d ms (attempt %d, %d+%d tokens)",
             self.agent,
@@ -57,6 +71,7 @@ class CallLog:
         )
 
     def error(self, error: str) -> None:
+        self._span("error")
         log.warning(
             "llm call agent=%s schema=%s model=%s failed with %s after %d ms (attempt %d)",
             self.agent,
