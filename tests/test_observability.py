@@ -73,3 +73,14 @@ def test_langsmith_settings_switch_langsmith_on(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.delenv("LANGSMITH_TRACING")
     monkeypatch.delenv("LANGSMITH_API_KEY")
     monkeypatch.delenv("LANGSMITH_PROJECT")
+
+
+def test_assessment_runs_carry_the_node_spans(spans: InMemorySpanExporter) -> None:
+    from tutorgraph.assessment.service import _config
+    from tutorgraph.store.models import Assessment
+
+    row = Assessment(id="a1", thread_id="t1", domain="python", target_level="mid")
+    config = _config(row)
+    assert config["configurable"] == {"thread_id": "t1"}
+    assert config["metadata"]["assessment_id"] == "a1"
+    assert any(isinstance(c, observability.NodeSpans) for c in config["callbacks"])  # type: ignore[union-attr]

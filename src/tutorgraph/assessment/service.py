@@ -19,6 +19,7 @@ from pydantic import BaseModel
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from tutorgraph import observability
 from tutorgraph.assessment.context import AssessmentContext
 from tutorgraph.assessment.graph import compile_graph
 from tutorgraph.assessment.state import (
@@ -359,7 +360,12 @@ def _target_level(value: str) -> TargetLevel:
 
 
 def _config(row: Assessment) -> RunnableConfig:
-    return {"configurable": {"thread_id": row.thread_id}}
+    return observability.run_config(
+        "assessment",
+        row.thread_id,
+        tags=[row.domain, row.target_level],
+        metadata={"assessment_id": row.id},
+    )
 
 
 def _summary(row: Assessment) -> AssessmentSummary:

@@ -8,6 +8,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
+from tutorgraph import observability
 from tutorgraph.store.db import Database
 from tutorgraph.tutor.session_graph import nodes
 from tutorgraph.tutor.session_graph.router import (
@@ -69,14 +70,14 @@ async def run_turn(
     explain: nodes.Explain | None = None,
 ) -> SessionState:
     """One pass of the graph for one learner input (None: just the welcome)."""
-    config: Any = {
-        "configurable": {
-            "thread_id": thread_id(session_id),
-            "database": database,
-            "explain": explain,
-        },
-        "recursion_limit": RECURSION_LIMIT,
-    }
+    config: Any = observability.run_config(
+        "tutor_session",
+        thread_id(session_id),
+        tags=["tutor"],
+        metadata={"session_id": session_id, "lesson_id": lesson_id},
+    )
+    config["configurable"].update({"database": database, "explain": explain})
+    config["recursion_limit"] = RECURSION_LIMIT
     update: SessionState = {
         "lesson_id": lesson_id,
         "user_id": user_id,
