@@ -1,0 +1,56 @@
+"""An author's upload to markdown the constructor can chunk: `#` headings, ``` fences, lists.
+
+The kind is sniffed from the bytes, never trusted from the extension. What each format keeps:
+
+- Markdown: everything, as written; setext headings become `#` headings (the chunker only reads
+  `#`), YAML front matter is dropped (its `title:` is kept as the title), and `data:` images become
+  image entries referenced by name. Linked images stay links: nothing is downloaded.
+- Plain text: paragraphs and lists as written; underlined (`===`/`---`) lines and short ALL-CAPS
+  lines become headings, indented blocks become code fences. Emphasis cannot be recovered.
+- HTML: headings, paragraphs, lists, tables, links and `<pre>` code (with its `language-x`);
+  scripts, styles, navigation, page headers and footers are dropped; `data:` images become image
+  entries. Linked images stay links. CSS layout and forms are lost.
+- PDF: text in drawing order, which is reading order for most single-column documents but not
+  all. Headings are guessed from font sizes (a line clearly larger than the document's body
+  text), so they are only as good as the typography; bold body-size headings stay paragraphs.
+  Lines set (almost) wholly in a monospace font become code fences (inline code in prose is not
+  marked); wrapped lines are merged, hyphenated breaks joined (a real hyphen at a line end is lost
+  too), and • bullets become list items. Bare page numbers, and header/footer lines repeated on
+  most pages, are dropped. Tables come out as lines of text. Scanned pages have no text (no OCR):
+  each is a warning. Images need Pillow to decode; their caption is the "Figure ..."/"Table ..."
+  line right below them. Links, annotations and form fields are dropped.
+- DOCX: Title/Heading styles, bullet and numbered lists (nesting from the style's level), bold,
+  italic, links, code (monospace or Code-styled paragraphs), tables (as pipe tables, merged cells
+  repeated) and pictures with the Caption paragraph below them. Equations and text boxes are
+  dropped (with a warning); headers, footers, footnotes, comments, content controls and tracked
+  insertions are dropped silently.
+
+Every kept image is an `ExtractedImage` and the markdown refers to it by name,
+`![caption](page3-img1.png)`, at the place it appeared (PDF and DOCX) or where the `data:` URI was.
+
+Uploads are hostile until read: sizes, page counts and image counts are capped
+(`ExtractionLimits`), DOCX archives are checked for ZIP bombs before they are opened, and
+`extract_isolated` reads a file in a separate process it kills after a deadline.
+"""
+
+from tutorgraph.constructor.extract.base import (
+    ExtractedDocument,
+    ExtractedImage,
+    ExtractionError,
+    ExtractionLimits,
+    Kind,
+)
+from tutorgraph.constructor.extract.isolated import extract_isolated
+from tutorgraph.constructor.extract.pipeline import extract
+from tutorgraph.constructor.extract.sniff import sniff_kind
+
+__all__ = [
+    "ExtractedDocument",
+    "ExtractedImage",
+    "ExtractionError",
+    "ExtractionLimits",
+    "Kind",
+    "extract",
+    "extract_isolated",
+    "sniff_kind",
+]

@@ -1,0 +1,85 @@
+"""`extract_isolated`: read a file in a child process killed at the time limit."""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import traceback
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+
+from tutorgraph.constructor.extract.base import (
+    ExtractedDocument,
+    ExtractionError,
+    ExtractionLimits,
+    _fail,
+    log,
+)
+from tutorgraph.constructor.extract.pipeline import extract
+
+# --- in a separate process ------------------------------------------------------------------
+
+
+def extract_isolated(
+    filename: str, data: bytes, *, limits: ExtractionLimits = ExtractionLimits()
+) -> ExtractedDocument:
+    """`extract` in a spawned process killed after `limits.timeout_seconds`, so a PDF that makes
+    the parser spin (or crash) costs one process, not the server. Blocks: call it from a thread."""
+    context = multiprocessing.get_context("spawn")
+    receiver, sender = context.Pipe(duplex=False)
+    process = context.Process(
+        target=_extract_in_child, args=(sender, filename, data, limits), daemon=True
+    )
+    process.start()
+    sender.close()
+    try:
+        if not receiver.poll(limits.timeout_seconds):
+            raise _fail(
+                filename,
+                f"took longer than {limits.timeout_seconds:g} s to read; "
+                "it may be damaged or too complex",
+            )
+        try:
+            outcome, payload = receiver.recv()
+            process.join(5)  # it exits once its answer is sent
+        except EOFError:
+            process.join(5)
+            raise _fail(
+                filename, f"the reader stopped unexpectedly (exit code {process.exitcode})"
+            ) from None
+    finally:
+        receiver.close()
+        _stop(process)
+    if outcome == "ok" and isinstance(payload, ExtractedDocument):
+        return payload
+    if outcome == "error":
+        raise ExtractionError(str(payload))
+    log.error("extracting %s failed in the child process:\n%s", filename, payload)
+    raise _fail(filename, "could not be read (an internal error; it has been logged)")
+
+
+def _extract_in_child(
+    sender: Connection, filename: str, data: bytes, limits: ExtractionLimits
+) -> None:
+    """The child's side: send back the document or the error message (exceptions may not
+    pickle; a message always does)."""
+    logging.getLogger("pypdf").setLevel(logging.ERROR)  # no handler here: it would go to stderr
+    try:
+        outcome: tuple[str, object] = ("ok", extract(filename, data, limits=limits))
+    except ExtractionError as exc:
+        outcome = ("error", exc.message)
+    except Exception:
+        outcome = ("crash", traceback.format_exc())
+    sender.send(outcome)
+    sender.close()
+
+
+def _stop(process: BaseProcess) -> None:
+    """Reap the child, terminating (then killing) it if it still runs, so no zombie is left."""
+    if process.is_alive():
+        process.terminate()
+        process.join(2)
+    if process.is_alive():
+        process.kill()
+    process.join()
+    process.close()

@@ -1,0 +1,90 @@
+"""`extract`: sniff, check limits, read with the format's reader, tidy, and title."""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import PurePath
+from typing import assert_never
+
+from tutorgraph.constructor.extract.base import (
+    WORDS_PER_PAGE,
+    ExtractedDocument,
+    ExtractionLimits,
+    _Draft,
+    _fail,
+    _Images,
+    _size,
+)
+from tutorgraph.constructor.extract.html import _read_html
+from tutorgraph.constructor.extract.pdf import _read_pdf
+from tutorgraph.constructor.extract.plain import _read_markdown, _text_to_markdown
+from tutorgraph.constructor.extract.sniff import _decode, sniff_kind
+from tutorgraph.constructor.extract.word import _read_docx
+from tutorgraph.content.chunking import FENCE, HEADING
+
+
+def extract(
+    filename: str, data: bytes, *, limits: ExtractionLimits = ExtractionLimits()
+) -> ExtractedDocument:
+    """Read one upload into markdown with its images; raises ExtractionError, never a traceback
+    from a parser, for a file that cannot be read."""
+    if len(data) > limits.max_bytes:
+        raise _fail(filename, f"is {_size(len(data))}; the limit is {_size(limits.max_bytes)}")
+    kind = sniff_kind(filename, data)
+    warnings: list[str] = []
+    images = _Images(limits, warnings)
+    if kind == "markdown":
+        draft = _read_markdown(_decode(filename, data), images)
+    elif kind == "text":
+        draft = _Draft(_text_to_markdown(_decode(filename, data)))
+    elif kind == "html":
+        draft = _read_html(_decode(filename, data), images)
+    elif kind == "pdf":
+        draft = _read_pdf(filename, data, images)
+    elif kind == "docx":
+        draft = _read_docx(filename, data, images)
+    else:
+        assert_never(kind)
+    markdown = _tidy(draft.markdown)
+    words = len(markdown.split())
+    if not words:
+        warnings.append("no extractable text")
+    return ExtractedDocument(
+        filename=filename,
+        kind=kind,
+        title=_first_h1(markdown)
+        or (draft.metadata_title or "").strip()
+        or PurePath(filename).stem,
+        markdown=markdown,
+        pages=draft.pages or max(1, math.ceil(words / WORDS_PER_PAGE)),
+        words=words,
+        images=images.kept,
+        warnings=warnings,
+    )
+
+
+def _tidy(markdown: str) -> str:
+    """Trailing spaces and runs of blank lines removed outside code fences."""
+    out: list[str] = []
+    in_fence = False
+    for line in markdown.split("\n"):
+        if FENCE.match(line):
+            in_fence = not in_fence
+        elif not in_fence:
+            line = line.rstrip()
+            if not line and (not out or not out[-1]):
+                continue
+        out.append(line)
+    return "\n".join(out).strip("\n") + "\n"
+
+
+def _first_h1(markdown: str) -> str:
+    """The first `# Heading` outside code fences, without bold and code marks; "" if none."""
+    in_fence = False
+    for line in markdown.split("\n"):
+        if FENCE.match(line):
+            in_fence = not in_fence
+        elif not in_fence and (match := HEADING.match(line)) and len(match.group(1)) == 1:
+            return re.sub(r"\*\*|`", "", match.group(2)).strip()
+    return ""
