@@ -6,8 +6,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from fastapi.testclient import TestClient
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
+from tests.conftest import register_and_login
 from tests.constructor.sources import FUNCTIONS_MD
 from tutorgraph import observability
 from tutorgraph.constructor.build import build_course
@@ -75,12 +77,14 @@ def test_langsmith_settings_switch_langsmith_on(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.delenv("LANGSMITH_PROJECT")
 
 
-def test_assessment_runs_carry_the_node_spans(spans: InMemorySpanExporter) -> None:
-    from tutorgraph.assessment.service import _config
-    from tutorgraph.store.models import Assessment
-
-    row = Assessment(id="a1", thread_id="t1", domain="python", target_level="mid")
-    config = _config(row)
-    assert config["configurable"] == {"thread_id": "t1"}
-    assert config["metadata"]["assessment_id"] == "a1"
-    assert any(isinstance(c, observability.NodeSpans) for c in config["callbacks"])  # type: ignore[union-attr]
+def test_an_assessment_started_over_the_api_is_traced_node_by_node(
+    client: TestClient, spans: InMemorySpanExporter
+) -> None:
+    # (the client starts the app first: its start-up configures tracing from settings, off)
+    headers = register_and_login(client)
+    started = client.post(
+        "/api/v1/assessments", json={"domain": "python", "target_level": "mid"}, headers=headers
+    )
+    assert started.status_code == 201, started.text
+    names = {span.name for span in spans.get_finished_spans()}
+    assert {"assessment.build_agenda", "assessment.generate_question"} <= names

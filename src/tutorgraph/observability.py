@@ -8,7 +8,6 @@ Spans carry names and ids (graph, node, agent, model, session), never message co
 from __future__ import annotations
 
 import os
-import time
 from typing import Any
 from uuid import UUID
 
@@ -169,7 +168,3 @@ def run_config(
     if _provider is not None:
         config["callbacks"] = [NodeSpans(graph)]
     return config
-
-
-def now_ns() -> int:
-    return time.time_ns()

@@ -126,12 +126,11 @@ def test_readiness_counts_answerability_and_coverage() -> None:
     items = write_questions(TopicMaterial(TOPIC, TEXT), wanted=4)
     bank = QuizBank(items=items, generated=len(items))
     checks = [structure_check(structure), *quiz_checks(structure, bank, index())]
-    report = score(checks, structure, bank, index())
+    report = score(checks, structure, bank)
     assert report.answerability == 1.0 and report.ready and report.readiness >= 90
     empty = score(
         [structure_check(structure), *quiz_checks(structure, QuizBank(), index())],
         structure,
         QuizBank(),
-        index(),
     )
     assert not empty.ready and any("answerability" in r for r in empty.reasons)

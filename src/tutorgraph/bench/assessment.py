@@ -198,14 +198,16 @@ async def run_assessment_benchmark(
                         learner = SimulatedLearner.generate(kb, level, rng, style=style, pool=pool)
                         thread = f"{seed}-{style}-{domain}-{level}-{index}"
                         config: RunnableConfig = {"configurable": {"thread_id": thread}}
-                        await _assess(graph, context, model, learner, config, step_ms, agent_ms)
-                        _score(result, learner, (await graph.aget_state(config)).values)
+                        await assess_learner(
+                            graph, context, model, learner, config, step_ms, agent_ms
+                        )
+                        score_learner(result, learner, (await graph.aget_state(config)).values)
                         result.fallbacks += learner.fallbacks
                     results.append(result)
     return AssessmentBenchmark(results, step_ms, agent_ms)
 
 
-async def _assess(
+async def assess_learner(
     graph: AssessmentGraph,
     context: AssessmentContext,
     model: TimedModel,
@@ -225,7 +227,7 @@ async def _assess(
         agent_ms.append((model.seconds - agents_before) * 1000)
 
 
-def _score(result: ConfigResult, learner: SimulatedLearner, values: dict[str, Any]) -> None:
+def score_learner(result: ConfigResult, learner: SimulatedLearner, values: dict[str, Any]) -> None:
     nodes = values["knowledge_graph"]["nodes"]
     reported = {gap["topic_id"] for gap in values["enriched_gap_analysis"]["gaps"]}
     truth = learner.true_gaps()

@@ -33,10 +33,10 @@ from tutorgraph.assessment.graph import compile_graph
 from tutorgraph.bench.assessment import (
     ConfigResult,
     TimedModel,
-    _assess,
-    _score,
+    assess_learner,
     f1,
     question_share,
+    score_learner,
 )
 from tutorgraph.bench.learners import SimulatedLearner
 from tutorgraph.constructor.build import build_course, collect_files, uploads_from
@@ -248,8 +248,8 @@ async def _assessment(state: ConstructorState, *, learners: int, seed: int) -> l
                             learner = SimulatedLearner.generate(kb, level, rng, style=style)
                             thread = f"{seed}-{style}-{level}-{number}"
                             config: RunnableConfig = {"configurable": {"thread_id": thread}}
-                            await _assess(graph, context, model, learner, config, [], [])
-                            _score(result, learner, (await graph.aget_state(config)).values)
+                            await assess_learner(graph, context, model, learner, config, [], [])
+                            score_learner(result, learner, (await graph.aget_state(config)).values)
                         results.append(result)
     finally:
         forget_authored(BENCH_SLUG)

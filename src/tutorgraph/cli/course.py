@@ -102,9 +102,7 @@ def _publish(settings: Settings, state: ConstructorState, email: str) -> str:
             user = session.scalar(select(User).where(User.email == email.strip().lower()))
             if user is None:
                 raise NotFoundError(f"no user {email!r} (create one with tutorgraph users create)")
-            slug = publishing.choose_slug(
-                session, state.get("course_title") or "course", user.id, None
-            )
+            slug = publishing.choose_slug(session, state.get("course_title") or "course", None)
             publishing.publish_course(session, state, owner_id=user.id, slug=slug)
             return slug
     finally:

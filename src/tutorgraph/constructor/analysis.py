@@ -11,7 +11,6 @@ later); it does not invent misconceptions."""
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Sequence
 from typing import Protocol
@@ -378,14 +377,6 @@ def suggestions(structure: CourseStructure) -> list[Suggestion]:
                 )
         previous = topic
     return found
-
-
-def fingerprint(*parts: str) -> str:
-    digest = hashlib.sha256()
-    for part in parts:
-        digest.update(part.encode())
-        digest.update(b"\0")
-    return digest.hexdigest()[:12]
 
 
 def group_units(keys: Sequence[tuple[str, str]], ids: Sequence[str]) -> list[Unit]:

@@ -31,7 +31,6 @@ from tutorgraph.constructor.state import (
     ReadinessReport,
     SourceFile,
 )
-from tutorgraph.constructor.text import slugify
 from tutorgraph.errors import InputError
 
 WELCOME = (
@@ -154,7 +153,9 @@ async def ingestion(
     replaced = {f.file_id for f in new_files}
     files = [f for f in state.get("files", []) if f.file_id not in replaced] + new_files
     failures = [*state.get("failures", []), *result.get("failures", [])]
-    chunks = await subgraphs.chunks_of(files)
+    # The chunks of files read before, and of the ones read now (a re-upload replaces its own).
+    kept = [c for c in state.get("chunks", []) if c.file_id not in replaced]
+    chunks = [*kept, *result.get("chunks", [])]
     phase: Phase = "ingested" if files else "collecting"
     reply = result.get("summary", "")
     if files:
@@ -362,7 +363,3 @@ def _readiness_line(report: ReadinessReport | None) -> str:
     if report is None:
         return "Not validated yet."
     return f"Readiness {report.readiness}/100."
-
-
-def course_slug_for(title: str) -> str:
-    return slugify(title, limit=60)

@@ -120,17 +120,22 @@ async def extract(state: IngestionState, runtime: Runtime[ConstructorContext]) -
     return {"files": files, "failures": failures}
 
 
-async def chunk(state: IngestionState, runtime: Runtime[ConstructorContext]) -> IngestionState:
-    chunks = [
+def source_chunks(files: list[SourceFile]) -> list[SourceChunk]:
+    """The files' retrievable pieces (heading-aware chunks), ids stable per file."""
+    return [
         SourceChunk(
             chunk_id=f"{file.file_id}-c{index}",
             file_id=file.file_id,
             heading_path=list(piece.heading_path),
             text=piece.text,
         )
-        for file in state.get("files", [])
+        for file in files
         for index, piece in enumerate(chunk_markdown(file.markdown))
     ]
+
+
+async def chunk(state: IngestionState, runtime: Runtime[ConstructorContext]) -> IngestionState:
+    chunks = await asyncio.to_thread(source_chunks, state.get("files", []))
     _say(runtime, "ingestion", f"{len(chunks)} chunk(s) of source text")
     return {"chunks": chunks}
 
@@ -345,7 +350,7 @@ async def generate_questions(state: QuizState, runtime: Runtime[ConstructorConte
 
 
 async def validate_questions(state: QuizState, runtime: Runtime[ConstructorContext]) -> QuizState:
-    index = EvidenceIndex(state.get("chunks", []))
+    index = EvidenceIndex.of(state.get("chunks", []))
     earlier = state.get("items", [])
     checked = check_items([*earlier, *state.get("draft", [])], index)[len(earlier) :]
     return {"draft": checked}
@@ -414,7 +419,7 @@ async def validate_course_structure(
 async def validate_quiz(
     state: ValidationState, runtime: Runtime[ConstructorContext]
 ) -> ValidationState:
-    index = EvidenceIndex(state.get("chunks", []))
+    index = EvidenceIndex.of(state.get("chunks", []))
     checks = readiness.quiz_checks(state["structure"], state["bank"], index)
     return {"checks": [*state.get("checks", []), *checks]}
 
@@ -422,8 +427,7 @@ async def validate_quiz(
 async def calculate_readiness(
     state: ValidationState, runtime: Runtime[ConstructorContext]
 ) -> ValidationState:
-    index = EvidenceIndex(state.get("chunks", []))
-    report = readiness.score(state.get("checks", []), state["structure"], state["bank"], index)
+    report = readiness.score(state.get("checks", []), state["structure"], state["bank"])
     return {"report": report}
 
 

@@ -183,7 +183,7 @@ def domain_yaml(kb: KnowledgeBase) -> str:
     )
 
 
-def choose_slug(session: Session, title: str, owner_id: int, current: str | None) -> str:
+def choose_slug(session: Session, title: str, current: str | None) -> str:
     """The session's course slug: the one it published before, else a new one from the title
     (a counter avoids other courses and shipped domain names)."""
     if current:

@@ -30,6 +30,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 import bm25s
 import Stemmer
@@ -459,6 +460,21 @@ def _contrasts(topic: Topic, sents: Sequence[str], terms: set[str]) -> list[Quiz
 
 class EvidenceIndex:
     """BM25 over the source chunks: the answerability check's search."""
+
+    _recent: ClassVar[dict[tuple[str, ...], EvidenceIndex]] = {}
+
+    @classmethod
+    def of(cls, chunks: Sequence[SourceChunk]) -> EvidenceIndex:
+        """The index of these chunks, built once: quiz generation checks every topic's items
+        and validation checks them all again against the same sources. (Chunk ids name an
+        upload and a position, so the same ids are the same text.)"""
+        key = tuple(c.chunk_id for c in chunks)
+        index = cls._recent.get(key)
+        if index is None:
+            index = cls(chunks)
+            cls._recent.clear()  # one build's sources at a time
+            cls._recent[key] = index
+        return index
 
     def __init__(self, chunks: Sequence[SourceChunk]) -> None:
         self.chunks = list(chunks)

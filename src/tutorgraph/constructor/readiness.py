@@ -143,9 +143,7 @@ def _objective_share(points: Sequence[str], items: Sequence[QuizItem]) -> float:
     return hit / len(points)
 
 
-def score(
-    checks: Sequence[Check], structure: CourseStructure, bank: QuizBank, index: EvidenceIndex
-) -> ReadinessReport:
+def score(checks: Sequence[Check], structure: CourseStructure, bank: QuizBank) -> ReadinessReport:
     total_weight = sum(c.weight for c in checks) or 1.0
     value = round(100 * sum(c.weight * c.score for c in checks) / total_weight)
     failed = [c for c in checks if not c.passed]
@@ -157,6 +155,6 @@ def score(
         ready=value >= READY_AT and not blocked,
         checks=list(checks),
         reasons=reasons,
-        answerability=answerable_share(kept, index),
+        answerability=next((c.score for c in checks if c.name == "answerability"), 0.0),
         items_per_topic=len(kept) / max(1, len(structure.topics)),
     )

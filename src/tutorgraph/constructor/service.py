@@ -303,6 +303,9 @@ class ConstructorService:
         await self.graph.ainvoke(payload, config, context=context)
         snapshot = await self.graph.aget_state(config)
         values: ConstructorState = snapshot.values  # type: ignore[assignment]
+        # The last event is written before the build turns idle, so a reader that sees it idle
+        # has every event of the turn.
+        self._event(session_id, ProgressEvent(stage="done", message="step finished"))
         self._finish(
             session_id,
             status="idle",
@@ -311,7 +314,6 @@ class ConstructorService:
             title=values.get("course_title"),
             slug=values.get("course_slug"),
         )
-        self._event(session_id, ProgressEvent(stage="done", message="step finished"))
 
     async def _payload(self, session_id: str, turn: dict[str, Any] | None) -> Any:
         """What to run for a stored turn: the thread's unfinished step if it stopped halfway,
@@ -422,7 +424,7 @@ class ConstructorService:
             if row is None:
                 raise NotFoundError(f"no course build {session_id!r}")
             title = state.get("course_title") or row.title or "course"
-            slug = publishing.choose_slug(session, title, row.owner_id, row.course_slug)
+            slug = publishing.choose_slug(session, title, row.course_slug)
             publishing.publish_course(
                 session,
                 state,
@@ -446,6 +448,11 @@ class ConstructorService:
             )
 
     # ---- reading -------------------------------------------------------------------------
+
+    def status(self, *, session_id: str, user: User) -> str:
+        """A build's status (idle, running, failed): the cheap read progress streams poll."""
+        with self.database.session() as session:
+            return self._own(session, session_id, user).status
 
     def events(self, *, session_id: str, user: User, after: int = 0) -> list[EventOut]:
         with self.database.session() as session:

@@ -3,15 +3,12 @@ inside the coordinator's wrapper nodes, which persist their results in the sessi
 
 from __future__ import annotations
 
-import asyncio
 from typing import Literal
 
 from langgraph.graph import END, START, StateGraph
 
 from tutorgraph.constructor import pipelines as p
 from tutorgraph.constructor.context import ConstructorContext
-from tutorgraph.constructor.state import SourceChunk, SourceFile
-from tutorgraph.content.chunking import chunk_markdown
 
 
 def _ingestion() -> StateGraph[
@@ -108,19 +105,3 @@ INGESTION = _ingestion().compile(checkpointer=False, name="ingestion")
 STRUCTURE = _structure().compile(checkpointer=False, name="structure")
 QUIZ = _quiz().compile(checkpointer=False, name="quiz_generation")
 VALIDATION = _validation().compile(checkpointer=False, name="validation")
-
-
-async def chunks_of(files: list[SourceFile]) -> list[SourceChunk]:
-    def build() -> list[SourceChunk]:
-        return [
-            SourceChunk(
-                chunk_id=f"{file.file_id}-c{index}",
-                file_id=file.file_id,
-                heading_path=list(piece.heading_path),
-                text=piece.text,
-            )
-            for file in files
-            for index, piece in enumerate(chunk_markdown(file.markdown))
-        ]
-
-    return await asyncio.to_thread(build)

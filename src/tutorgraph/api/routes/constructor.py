@@ -104,20 +104,21 @@ async def events(
     Last-Event-ID resumes after it). The stream ends when the build is idle again."""
     last = request.headers.get("last-event-id", "")
     start_after = int(last) if last.isdigit() else max(0, after)
-    await asyncio.to_thread(service.events, session_id=session_id, user=user, after=0)
+    await asyncio.to_thread(service.status, session_id=session_id, user=user)  # 404 if not yours
 
     async def stream() -> AsyncIterator[str]:
         cursor = start_after
         while True:
+            # Status first: a turn writes its last event before it turns idle.
+            status = await asyncio.to_thread(service.status, session_id=session_id, user=user)
             batch: list[EventOut] = await asyncio.to_thread(
                 service.events, session_id=session_id, user=user, after=cursor
             )
             for event in batch:
                 cursor = event.id
                 yield f"id: {event.id}\ndata: {json.dumps(event.model_dump())}\n\n"
-            view = await service.view(session_id=session_id, user=user)
-            if view.status != "running" and not batch:
-                yield f"event: end\ndata: {json.dumps({'status': view.status})}\n\n"
+            if status != "running" and not batch:
+                yield f"event: end\ndata: {json.dumps({'status': status})}\n\n"
                 return
             if await request.is_disconnected():
                 return
@@ -153,7 +154,7 @@ async def session_ws(websocket: WebSocket, session_id: str) -> None:
         return
     service = constructor_service(websocket.app.state)
     try:
-        await service.view(session_id=session_id, user=user)
+        await asyncio.to_thread(service.status, session_id=session_id, user=user)
     except NotFoundError:
         await websocket.close(code=ws_auth.NOT_FOUND, reason="no such build")
         return
@@ -174,16 +175,17 @@ async def session_ws(websocket: WebSocket, session_id: str) -> None:
                 continue
             cursor = view.last_event_id
             while True:
+                status = await asyncio.to_thread(service.status, session_id=session_id, user=user)
                 batch = await asyncio.to_thread(
                     service.events, session_id=session_id, user=user, after=cursor
                 )
                 for event in batch:
                     cursor = event.id
                     await websocket.send_json({"type": "progress", **event.model_dump()})
-                view = await service.view(session_id=session_id, user=user)
-                if view.status != "running":
+                if status != "running" and not batch:
                     break
                 await asyncio.sleep(EVENT_POLL_SECONDS)
+            view = await service.view(session_id=session_id, user=user)
             reply = view.messages[-1]["content"] if view.messages else ""
             await websocket.send_json({"type": "message", "content": reply})
             await websocket.send_json(
