@@ -17,6 +17,16 @@
     return node;
   }
   function $(id) { return document.getElementById(id); }
+  // A question's text with its ``` fenced code shown as code (text only: nothing is parsed as HTML).
+  function withCode(text) {
+    var box = el("div", { "class": "question-text" });
+    text.split(/```[\w+-]*\n?/).forEach(function (part, i) {
+      if (!part.trim()) return;
+      if (i % 2 === 1) { var pre = el("pre"); pre.appendChild(el("code", {}, part.replace(/\n$/, ""))); box.appendChild(pre); }
+      else box.appendChild(el("p", {}, part.trim()));
+    });
+    return box;
+  }
   function problem(res, body) {
     if (body && body.detail) return typeof body.detail === "string" ? body.detail : JSON.stringify(body.detail);
     return "the server answered " + res.status;
@@ -213,13 +223,14 @@
       var li = el("li", { "data-item": item.item_id });
       li.appendChild(el("p", { "class": "muted" }, (topics[item.topic_id] || item.topic_id) + " · " + item.bloom_level + " · " + item.type));
       if (reviewing) {
+        li.appendChild(withCode(item.text));
         var q = el("textarea", { "aria-label": "Question " + item.item_id, "data-text": item.item_id, rows: "3" }); q.value = item.text;
         var a = el("textarea", { "aria-label": "Reference answer " + item.item_id, "data-answer": item.item_id, rows: "2" }); a.value = item.reference_answer;
         var drop = el("label", {}); var box = el("input", { type: "checkbox", "data-drop-item": item.item_id });
         drop.appendChild(box); drop.appendChild(document.createTextNode(" drop this question"));
         li.appendChild(q); li.appendChild(a); li.appendChild(drop);
       } else {
-        li.appendChild(el("p", {}, item.text));
+        li.appendChild(withCode(item.text));
         li.appendChild(el("p", { "class": "muted" }, "Answer: " + item.reference_answer));
       }
       list.appendChild(li);
