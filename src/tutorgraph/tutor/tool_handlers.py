@@ -184,12 +184,21 @@ class ToolExecutor:
         k = max(1, min(8, k)) if isinstance(k, int) else 5
         user = self._user(session)
         scope = [v.course for v in courses.visible_courses(session=session, user=user)]
+        own = [c for c in scope if c.slug == self.context.course_slug]
         if lesson_slug is not None and lesson_slug in self._course_lesson_slugs():
-            scope = [c for c in scope if c.slug == self.context.course_slug] or scope
+            scope = own or scope
         searched = expand(query)  # learners' symbols and abbreviations, spelled out
         hits = self.indexes.search(
-            session=session, query=searched, courses=scope, lesson=lesson_slug, k=k
+            session=session, query=searched, courses=own or scope, lesson=lesson_slug, k=k
         )
+        if own and len(scope) > len(own):
+            # The current course first, then the others: each course has its own index, whose
+            # scores do not compare with another's (a small uploaded course scores low on words
+            # a big course repeats), so one merged ranking would bury the course being studied.
+            others = [c for c in scope if c not in own]
+            hits += self.indexes.search(
+                session=session, query=searched, courses=others, lesson=lesson_slug, k=k
+            )
         unknown = self.indexes.unknown_terms(session=session, query=searched, courses=scope)
         return {
             "query": query,

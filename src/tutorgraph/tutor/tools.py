@@ -61,7 +61,10 @@ _PARAMETERS: dict[ToolName, dict[str, Any]] = {
             "query": {"type": "string", "description": "What to look for."},
             "lesson_slug": {
                 "type": "string",
-                "description": "Limit the search to one lesson; all visible courses when omitted.",
+                "description": (
+                    "Limit the search to one lesson; when omitted, the current course's "
+                    "passages come first, then other visible courses'."
+                ),
             },
             "k": {"type": "integer", "minimum": 1, "maximum": 8, "description": "How many."},
         },
