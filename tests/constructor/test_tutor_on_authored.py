@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.constructor.sources import write_sources
 from tests.conftest import seeded_copy
+from tests.constructor.sources import write_sources
 from tutorgraph.constructor.build import build_course, uploads_from
 from tutorgraph.constructor.extract import ExtractionLimits
 from tutorgraph.constructor.publish import publish_course
