@@ -16,10 +16,10 @@ from tests.constructor.sources import write_sources
 from tutorgraph.constructor.agents import CoordinatorOutput
 from tutorgraph.constructor.build import build_course, uploads_from
 from tutorgraph.constructor.context import ConstructorContext, Upload
-from tutorgraph.constructor.extract import ExtractionLimits
 from tutorgraph.constructor.graph import compile_graph
 from tutorgraph.constructor.publish import publish_course
 from tutorgraph.constructor.state import CHECKPOINT_TYPES, ConstructorState
+from tutorgraph.content.extract import ExtractionLimits
 from tutorgraph.content.quiz_export import quiz_bank
 from tutorgraph.engines import offline_engine
 from tutorgraph.knowledge import find_topic, get_domain

@@ -13,9 +13,9 @@ from sqlalchemy import func, select
 
 from tests.conftest import make_settings
 from tests.constructor.sources import FUNCTIONS_MD
-from tutorgraph.constructor.extract import ExtractionLimits
 from tutorgraph.constructor.service import ConstructorService, InProcessJobs, TurnIn
 from tutorgraph.constructor.state import CHECKPOINT_TYPES
+from tutorgraph.content.extract import ExtractionLimits
 from tutorgraph.engines import offline_engine
 from tutorgraph.store import migrate, users
 from tutorgraph.store.checkpoints import open_checkpointer

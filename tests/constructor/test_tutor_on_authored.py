@@ -8,8 +8,8 @@ from pathlib import Path
 from tests.conftest import seeded_copy
 from tests.constructor.sources import write_sources
 from tutorgraph.constructor.build import build_course, uploads_from
-from tutorgraph.constructor.extract import ExtractionLimits
 from tutorgraph.constructor.publish import publish_course
+from tutorgraph.content.extract import ExtractionLimits
 from tutorgraph.content.retrieval import SearchIndexes
 from tutorgraph.engines import offline_engine
 from tutorgraph.llm import Message, OfflineEngine, TextDelta, ToolResultEvent

@@ -19,8 +19,8 @@ from sqlalchemy.orm import Session
 from tutorgraph import auth
 from tutorgraph.api.cookies import SESSION_COOKIE as SESSION_COOKIE  # re-exported
 from tutorgraph.assessment.service import AssessmentService
-from tutorgraph.constructor.extract import ExtractionLimits
 from tutorgraph.constructor.service import ConstructorService, InProcessJobs
+from tutorgraph.content.extract import ExtractionLimits
 from tutorgraph.errors import AuthenticationError, PermissionDeniedError
 from tutorgraph.offload import COMMIT_THREADS, thread_limiter
 from tutorgraph.settings import Settings

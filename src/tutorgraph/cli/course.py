@@ -17,8 +17,8 @@ from tutorgraph.cli._console import console
 from tutorgraph.constructor import publish as publishing
 from tutorgraph.constructor.build import build_course, collect_files, uploads_from
 from tutorgraph.constructor.context import Upload
-from tutorgraph.constructor.extract import ExtractionLimits
 from tutorgraph.constructor.state import ConstructorState, ProgressEvent
+from tutorgraph.content.extract import ExtractionLimits
 from tutorgraph.engines import build_engine
 from tutorgraph.errors import InputError, NotFoundError
 from tutorgraph.llm import Model, aclose_model

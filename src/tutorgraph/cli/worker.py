@@ -11,9 +11,9 @@ from typing import Annotated
 import typer
 
 from tutorgraph.cli._console import console
-from tutorgraph.constructor.extract import ExtractionLimits
 from tutorgraph.constructor.service import ConstructorService
 from tutorgraph.constructor.state import CHECKPOINT_TYPES
+from tutorgraph.content.extract import ExtractionLimits
 from tutorgraph.engines import build_engine
 from tutorgraph.errors import ConfigurationError
 from tutorgraph.llm import aclose_model

@@ -14,9 +14,9 @@ from langgraph.types import Command
 
 from tutorgraph import observability
 from tutorgraph.constructor.context import ConstructorContext, Upload
-from tutorgraph.constructor.extract import ExtractionLimits
 from tutorgraph.constructor.graph import compile_graph
 from tutorgraph.constructor.state import CHECKPOINT_TYPES, ConstructorState, ProgressEvent
+from tutorgraph.content.extract import ExtractionLimits
 from tutorgraph.errors import InputError
 from tutorgraph.llm import Model
 from tutorgraph.store.checkpoints import serializer

@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
-from tutorgraph.constructor.extract import ExtractionLimits
 from tutorgraph.constructor.state import ConstructorState, ProgressEvent
+from tutorgraph.content.extract import ExtractionLimits
 from tutorgraph.llm import Model
 
 ITEMS_PER_TOPIC = 4

@@ -12,8 +12,6 @@ from langgraph.runtime import Runtime
 
 from tutorgraph.constructor import agents, analysis, readiness
 from tutorgraph.constructor.context import ConstructorContext
-from tutorgraph.constructor.extract import ExtractionError, extract_isolated, sniff_kind
-from tutorgraph.constructor.extract import extract as extract_file
 from tutorgraph.constructor.questions import EvidenceIndex, check_items
 from tutorgraph.constructor.state import (
     CourseStructure,
@@ -31,6 +29,8 @@ from tutorgraph.constructor.state import (
 )
 from tutorgraph.constructor.text import flatten_divs, salient_terms
 from tutorgraph.content.chunking import chunk_markdown
+from tutorgraph.content.extract import ExtractionError, extract_isolated, sniff_kind
+from tutorgraph.content.extract import extract as extract_file
 from tutorgraph.knowledge.bloom import BloomLevel
 
 ISOLATED_KINDS = frozenset({"pdf", "docx"})

@@ -26,7 +26,6 @@ from sqlalchemy.orm import Session
 from tutorgraph import observability
 from tutorgraph.constructor import publish as publishing
 from tutorgraph.constructor.context import ConstructorContext, Upload
-from tutorgraph.constructor.extract import ExtractionError, ExtractionLimits, sniff_kind
 from tutorgraph.constructor.graph import ConstructorGraph, compile_graph
 from tutorgraph.constructor.state import (
     ConstructorState,
@@ -35,6 +34,7 @@ from tutorgraph.constructor.state import (
     QuizBank,
     ReadinessReport,
 )
+from tutorgraph.content.extract import ExtractionError, ExtractionLimits, sniff_kind
 from tutorgraph.errors import ConflictError, InputError, NotFoundError, TooLargeError
 from tutorgraph.llm import Model
 from tutorgraph.store import courses as course_store

@@ -7,7 +7,8 @@ import re
 from pathlib import PurePath
 from typing import assert_never
 
-from tutorgraph.constructor.extract.base import (
+from tutorgraph.content.chunking import FENCE, HEADING
+from tutorgraph.content.extract.base import (
     WORDS_PER_PAGE,
     ExtractedDocument,
     ExtractionLimits,
@@ -16,12 +17,11 @@ from tutorgraph.constructor.extract.base import (
     _Images,
     _size,
 )
-from tutorgraph.constructor.extract.html import _read_html
-from tutorgraph.constructor.extract.pdf import _read_pdf
-from tutorgraph.constructor.extract.plain import _read_markdown, _text_to_markdown
-from tutorgraph.constructor.extract.sniff import _decode, sniff_kind
-from tutorgraph.constructor.extract.word import _read_docx
-from tutorgraph.content.chunking import FENCE, HEADING
+from tutorgraph.content.extract.html import _read_html
+from tutorgraph.content.extract.pdf import _read_pdf
+from tutorgraph.content.extract.plain import _read_markdown, _text_to_markdown
+from tutorgraph.content.extract.sniff import _decode, sniff_kind
+from tutorgraph.content.extract.word import _read_docx
 
 
 def extract(

@@ -33,16 +33,16 @@ Uploads are hostile until read: sizes, page counts and image counts are capped
 `extract_isolated` reads a file in a separate process it kills after a deadline.
 """
 
-from tutorgraph.constructor.extract.base import (
+from tutorgraph.content.extract.base import (
     ExtractedDocument,
     ExtractedImage,
     ExtractionError,
     ExtractionLimits,
     Kind,
 )
-from tutorgraph.constructor.extract.isolated import extract_isolated
-from tutorgraph.constructor.extract.pipeline import extract
-from tutorgraph.constructor.extract.sniff import sniff_kind
+from tutorgraph.content.extract.isolated import extract_isolated
+from tutorgraph.content.extract.pipeline import extract
+from tutorgraph.content.extract.sniff import sniff_kind
 
 __all__ = [
     "ExtractedDocument",

@@ -8,7 +8,7 @@ import re
 import zipfile
 from pathlib import PurePath
 
-from tutorgraph.constructor.extract.base import UNSUPPORTED, Kind, _fail
+from tutorgraph.content.extract.base import UNSUPPORTED, Kind, _fail
 
 # --- sniffing -------------------------------------------------------------------------------
 

@@ -8,14 +8,14 @@ import traceback
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 
-from tutorgraph.constructor.extract.base import (
+from tutorgraph.content.extract.base import (
     ExtractedDocument,
     ExtractionError,
     ExtractionLimits,
     _fail,
     log,
 )
-from tutorgraph.constructor.extract.pipeline import extract
+from tutorgraph.content.extract.pipeline import extract
 
 # --- in a separate process ------------------------------------------------------------------
 

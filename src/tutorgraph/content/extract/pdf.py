@@ -17,7 +17,7 @@ from typing import Any
 
 from pypdf import PageObject, PasswordType, PdfReader
 
-from tutorgraph.constructor.extract.base import ExtractionError, _Draft, _fail, _Images, _reason
+from tutorgraph.content.extract.base import ExtractionError, _Draft, _fail, _Images, _reason
 
 # --- PDF ------------------------------------------------------------------------------------
 

@@ -7,8 +7,8 @@ import re
 from bs4 import BeautifulSoup, Tag
 from markdownify import ATX, MarkdownConverter
 
-from tutorgraph.constructor.extract.base import _Draft, _Images
-from tutorgraph.constructor.extract.plain import _data_uri_image
+from tutorgraph.content.extract.base import _Draft, _Images
+from tutorgraph.content.extract.plain import _data_uri_image
 
 # --- HTML -----------------------------------------------------------------------------------
 

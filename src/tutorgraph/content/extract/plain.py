@@ -9,8 +9,8 @@ import re
 import textwrap
 from urllib.parse import unquote_to_bytes
 
-from tutorgraph.constructor.extract.base import _Draft, _Images
 from tutorgraph.content.chunking import FENCE, HEADING
+from tutorgraph.content.extract.base import _Draft, _Images
 
 # --- markdown and plain text ----------------------------------------------------------------
 

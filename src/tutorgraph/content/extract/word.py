@@ -14,7 +14,7 @@ from docx.table import Table
 from docx.text.hyperlink import Hyperlink
 from docx.text.paragraph import Paragraph
 
-from tutorgraph.constructor.extract.base import (
+from tutorgraph.content.extract.base import (
     MB,
     ExtractionLimits,
     _Draft,
@@ -23,7 +23,7 @@ from tutorgraph.constructor.extract.base import (
     _reason,
     _size,
 )
-from tutorgraph.constructor.extract.pdf import _MONOSPACE
+from tutorgraph.content.extract.pdf import _MONOSPACE
 
 # --- DOCX -----------------------------------------------------------------------------------
 

@@ -20,7 +20,8 @@ from fpdf import FPDF
 from fpdf.enums import XPos, YPos
 from PIL import Image
 
-from tutorgraph.constructor.extract import (
+from tutorgraph.content.chunking import split_sections
+from tutorgraph.content.extract import (
     ExtractedDocument,
     ExtractionError,
     ExtractionLimits,
@@ -29,7 +30,6 @@ from tutorgraph.constructor.extract import (
     extract_isolated,
     sniff_kind,
 )
-from tutorgraph.content.chunking import split_sections
 
 
 def png(colour: tuple[int, int, int] = (200, 30, 30)) -> bytes:
