@@ -16,7 +16,7 @@ LAYERS: list[set[str]] = [
     {"__main__", "cli", "bench"},  # commands and benchmarks
     {"api", "web", "engines"},  # the HTTP edges and the engine wiring they share
     {"assessment", "tutor", "practice", "learning", "instructor", "lti", "auth", "evals"}
-    | {"constructor"},  # flows
+    | {"constructor", "interview"},  # flows
     {"grading", "knowledge", "content"},  # domain
     {
         "store",

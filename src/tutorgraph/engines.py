@@ -13,6 +13,7 @@ def offline_engine(grading: GradingSettings | None = None) -> OfflineEngine:
     from tutorgraph.constructor.agents import register_offline_constructor
     from tutorgraph.grading.feedback import register_offline_feedback
     from tutorgraph.grading.judge import register_offline_judge
+    from tutorgraph.interview.agents import register_offline_interview
     from tutorgraph.tutor.offline_tutor import register_offline_tutor
 
     engine = OfflineEngine()
@@ -21,6 +22,7 @@ def offline_engine(grading: GradingSettings | None = None) -> OfflineEngine:
     register_offline_assessment(engine)
     register_offline_tutor(engine)
     register_offline_constructor(engine)
+    register_offline_interview(engine)
     return engine
 
 

@@ -8,6 +8,7 @@ TutorgraphError
 ├── NotFoundError             no such thing, or not yours to see (HTTP 404)
 ├── ConflictError             it already exists (HTTP 409)
 ├── RateLimitedError          slow down (HTTP 429)
+├── UnavailableError          this server lacks what the feature needs (HTTP 503)
 └── ProviderError             a model or search server failed at run time (HTTP 502)
     ├── ProviderConfigError   the server refused our credentials or request: names the setting
     ├── ProviderUnavailable   timeouts, rate limits, 5xx that outlived their retries
@@ -91,6 +92,14 @@ class RateLimitedError(TutorgraphError):
     status_code = 429
     exit_code = 6
     title = "Too many requests"
+
+
+class UnavailableError(TutorgraphError):
+    """A feature this server cannot offer as installed (the code sandbox without bubblewrap)."""
+
+    status_code = 503
+    exit_code = 2
+    title = "Unavailable"
 
 
 class ProviderError(TutorgraphError):

@@ -168,6 +168,19 @@ class JobSettings(BaseModel):
     concurrency: int = Field(default=2, ge=1, le=64)
 
 
+class InterviewSettings(BaseModel):
+    """The mock interviewer: its question budget, resume limits, the code sandbox's limits, and
+    an optional embeddings model (on the LLM server) for the question-similarity check."""
+
+    max_questions: int = Field(default=14, ge=3, le=40)
+    max_resume_bytes: int = Field(default=2 * 1024 * 1024, ge=1024)
+    max_resume_chars: int = Field(default=50_000, ge=500)
+    sandbox_cpu_seconds: int = Field(default=5, ge=1, le=60)
+    sandbox_wall_seconds: float = Field(default=10.0, ge=1.0, le=120.0)
+    sandbox_memory_mb: int = Field(default=256, ge=32, le=4096)
+    embeddings_model: str | None = None
+
+
 class Settings(BaseSettings):
     """Every knob of tutorgraph. Nested values use one `_` after the section in the environment:
     `TUTORGRAPH_LLM_API_KEY`, `TUTORGRAPH_LLM_BASE_URL`, `TUTORGRAPH_SEARCH_PROVIDER`..."""
@@ -204,6 +217,7 @@ class Settings(BaseSettings):
     lti: LtiSettings = LtiSettings()
     jobs: JobSettings = JobSettings()
     tracing: TracingSettings = TracingSettings()
+    interview: InterviewSettings = InterviewSettings()
 
     @classmethod
     def settings_customise_sources(

@@ -33,6 +33,7 @@ from tutorgraph.api.routes import (
     tutor_session,
 )
 from tutorgraph.api.routes import constructor as constructor_routes
+from tutorgraph.api.routes import interview as interview_routes
 from tutorgraph.api.security_headers import SecurityHeadersMiddleware
 from tutorgraph.constructor.publish import load_authored_domains
 from tutorgraph.constructor.state import CHECKPOINT_TYPES
@@ -53,6 +54,7 @@ from tutorgraph.store.db import Database
 from tutorgraph.store.models import utcnow
 from tutorgraph.web import assess, explore, learn, pages
 from tutorgraph.web import create as create_pages
+from tutorgraph.web import interview as interview_pages
 from tutorgraph.web import loop as loop_pages
 from tutorgraph.web import lti as lti_pages
 from tutorgraph.web import practice as practice_pages
@@ -133,6 +135,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 await asyncio.gather(*background, return_exceptions=True)
                 app.state.assessments = None
                 app.state.constructor = None
+                app.state.interviews = None
         await aclose_model(model)
         observability.shutdown()
         database.dispose()
@@ -171,6 +174,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     api.include_router(me.router)
     api.include_router(teach.router)
     api.include_router(constructor_routes.router)
+    api.include_router(interview_routes.router)
     app.include_router(api)
     app.include_router(health.router)
     if settings.api_docs_public:
@@ -182,6 +186,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(loop_pages.router)
     app.include_router(teach_pages.router)
     app.include_router(create_pages.router)
+    app.include_router(interview_pages.router)
     app.include_router(lti_pages.router)
     app.include_router(pages.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
@@ -191,6 +196,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         BodyLimitMiddleware,
         max_body_bytes=settings.limits.max_body_bytes,
         # a file and its form fields
-        upload_paths={constructor_routes.UPLOAD_PATH: settings.limits.max_upload_bytes + 65536},
+        upload_paths={
+            constructor_routes.UPLOAD_PATH: settings.limits.max_upload_bytes + 65536,
+            interview_routes.RESUME_PATH: settings.interview.max_resume_bytes + 65536,
+        },
     )
     return app

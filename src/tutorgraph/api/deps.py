@@ -22,6 +22,8 @@ from tutorgraph.assessment.service import AssessmentService
 from tutorgraph.constructor.service import ConstructorService, InProcessJobs
 from tutorgraph.content.extract import ExtractionLimits
 from tutorgraph.errors import AuthenticationError, PermissionDeniedError
+from tutorgraph.interview.context import InterviewContext
+from tutorgraph.interview.service import InterviewService
 from tutorgraph.offload import COMMIT_THREADS, thread_limiter
 from tutorgraph.settings import Settings
 from tutorgraph.store.db import Database
@@ -221,3 +223,24 @@ async def get_constructor(request: Request) -> ConstructorService:
 
 
 ConstructorDep = Annotated[ConstructorService, Depends(get_constructor)]
+
+
+def interview_service(state: Any) -> InterviewService:
+    """The app's one interview service (over the app's checkpointer, model and grader)."""
+    service: InterviewService | None = getattr(state, "interviews", None)
+    if service is None:
+        service = InterviewService(
+            database=state.db,
+            checkpointer=state.checkpointer,
+            context=InterviewContext(model=state.model, evaluator=state.evaluator),
+            settings=state.settings.interview,
+        )
+        state.interviews = service
+    return service
+
+
+async def get_interviews(request: Request) -> InterviewService:
+    return interview_service(request.app.state)
+
+
+InterviewsDep = Annotated[InterviewService, Depends(get_interviews)]

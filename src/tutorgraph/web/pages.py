@@ -34,7 +34,7 @@ ABOUT = {
     "create": "Create: turn your material into a course with a quiz bank.",
 }
 # Sections of the navigation that later releases fill in; each gets an honest placeholder page.
-PLANNED = {"interview"}
+PLANNED: frozenset[str] = frozenset()
 
 
 def _safe_next(target: str | None) -> str:
