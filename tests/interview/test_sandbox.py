@@ -114,6 +114,14 @@ def test_syntax_error_is_reported_without_running(code: str, line: int, message:
     assert message in result.stderr
 
 
+def test_code_with_a_syntax_warning_still_runs() -> None:
+    # pytest turns warnings into errors; the parent's compile check must not.
+    result = run_python("x = 1\nprint(x is 1)\n", limits=FAST)
+
+    assert (result.outcome, result.stdout) == ("ok", "True\n")
+    assert "SyntaxWarning" in result.stderr  # shown to the candidate, as python would
+
+
 def test_infinite_loop_hits_the_cpu_limit() -> None:
     result = run_python("print('started')\nwhile True:\n    pass\n", limits=FAST)
 

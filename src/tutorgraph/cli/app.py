@@ -16,6 +16,7 @@ from tutorgraph.cli.course import course_app
 from tutorgraph.cli.db import db_app
 from tutorgraph.cli.evals import eval_app
 from tutorgraph.cli.grade import grade
+from tutorgraph.cli.interview import interview
 from tutorgraph.cli.kb import kb_app
 from tutorgraph.cli.mastery import mastery_app
 from tutorgraph.cli.users import users_app
@@ -40,6 +41,7 @@ app.add_typer(xapi_app, name="xapi")
 app.add_typer(course_app, name="course")
 app.command()(grade)
 app.command()(assess)
+app.command()(interview)
 app.command()(worker)
 
 

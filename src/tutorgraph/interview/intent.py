@@ -27,15 +27,19 @@ ACTIVE_CONFIDENCE = 0.7  # the spec: an intent becomes the active request above 
 SHORT_TURN_WORDS = 12
 
 _FRAME = re.compile(
-    r"\b(?:can|could|may|shall|should|would|will) (?:we|you|i|us)\b|\blet'?s\b|\blet us\b"
+    r"\b(?:can|could|may|shall|should|would|will) (?:we|you|u|i|us)\b|\blet'?s\b|\blet us\b"
     r"|\b(?:i'?d|i would|i want|i wanna|i need|i prefer|i'?d prefer|i'?d rather|i would rather)"
     r"\b|\bplease\b|\bhow about\b|\bwhat about\b|\bmind if\b|\bis it (?:ok|okay|possible)\b"
     r"|\bwould it be\b|\bmaybe we\b|\bperhaps we\b|\bwe (?:could|should)\b|\binstead\b",
 )
 _NARRATIVE = re.compile(
-    r"\b(?:we|i|they|he|she|it|team|company) (?:had|was|were|did|used|built|wrote|moved|"
-    r"changed|switched|stopped|ended|finished|started|made|added|ran|kept|tried)\b"
+    r"\b(?:we|i|they|he|she|it|team|company|manager|lead) (?:had|was|were|did|used|built|wrote|"
+    r"moved|changed|switched|stopped|ended|finished|started|made|added|ran|kept|tried|asked|"
+    r"helped|gave|sat)\b"
+    r"|\b(?:asked|told) (?:me|us) to\b|\b(?:had|needed) to\b|\bthere (?:was|were)\b"
+    r"|\b(?:we|i|they|he|she|it)\s+(?!need)\w{2,}ed\b"
 )
+TINY_TURN_WORDS = 3
 
 
 @dataclass(frozen=True)
@@ -49,102 +53,91 @@ def _cues(*items: tuple[str, float, bool]) -> tuple[Cue, ...]:
     return tuple(Cue(re.compile(p), w, alone) for p, w, alone in items)
 
 
-_TECH = r"(?:technical|coding|code|programming|algorithm(?:ic|s)?|python|leetcode|live[- ]coding)"
-_TEST = r"(?:question|assessment|test|exercise|challenge|problem|interview|round|task|puzzle|quiz)"
+_TECH = (
+    r"(?:technical|tec?h?nical|coding|code|programming|algorithm(?:ic|s)?|python|leetcode|"
+    r"live[- ]coding|machine learning|ml|sql|data science|system design|hands-on)"
+)
+_TEST = (
+    r"(?:questions?|assessments?|tests?|exercises?|challenges?|problems?|interview|round|tasks?|"
+    r"puzzles?|quiz|evaluation)"
+)
+_END = r"(?=\s*(?:$|[.!?,;]|please|pls|plz|then|now|thanks|with (?:the )?(?:interview|questions?|next)))"
+_OTHER_THING = r"\b(?:instead|rather than|another|different|other|else)\b"
+_MOVE = r"\b(?:talk|discuss|ask|focus|go|switch|move|jump|turn|get|talking|discussing|speak|chat|shift|cover)\b"
 
 CUES: dict[Intent, tuple[Cue, ...]] = {
     "technical_assessment": _cues(
-        (rf"\b{_TECH}\s+(?:\w+\s+)?{_TEST}s?\b", 0.85, False),
-        (
-            r"\b(?:test|assess|evaluate|quiz|check) (?:me|my (?:\w+ )?(?:skills?|knowledge|coding))\b",
-            0.9,
-            True,
-        ),
-        (r"\b(?:technical|coding) (?:part|portion|section|stuff|side)\b", 0.85, False),
-        (
-            r"\bgive me (?:a|some) (?:\w+ )?(?:problem|exercise|challenge|task|question)s?\b",
-            0.9,
-            True,
-        ),
-        (r"\b(?:write|do) (?:some )?(?:code|coding)\b", 0.8, False),
+        (rf"\b{_TECH}[\w\s'-]{{0,14}}?\b{_TEST}\b", 0.85, False),
+        (r"\b(?:test|assess|evaluate|quiz|check) (?:me|my (?:[\w-]+ ){0,3}(?:skills?|knowledge|coding)|how (?:well|much) i know)\b", 0.9, True),
+        (rf"\b(?:practi[cs]e|ask me)\b.{{0,25}}\b{_TECH}\b", 0.8, False),
+        (r"\b(?:be |get )?(?:tested|assessed|evaluated|quizzed) on\b", 0.9, False),
+        (r"\b(?:technical|coding) (?:part|portion|section|stuff|side of the interview)\b", 0.85, False),
+        (r"\bgive me (?:a|some) (?:\w+ )?(?:problem|exercise|challenge|task|question)s?\b", 0.9, True),
+        (r"\b(?:write|writing|do|try) (?:some )?(?:code|coding)\b", 0.8, False),
         (r"\bsomething (?:more )?technical\b|\bmore technical\b|\bget technical\b", 0.85, False),
-        (r"\b(?:technical|coding) (?:assessment|test|round|interview)\b", 0.95, True),
+        (r"\b(?:technical|coding) (?:assessment|test|round|interview|evaluation)\b", 0.95, True),
     ),
     "change_topic": _cues(
-        (r"\b(?:change|switch)(?: the)? (?:topic|subject|gears)\b", 0.95, True),
+        (r"\b(?:change|switch)(?: the)? (?:topic|subject|gears)\b(?!\s+model)", 0.95, True),
         (r"\b(?:something|anything) else\b", 0.85, False),
         (r"\bmove on\b|\bmoving on\b", 0.85, False),
-        (
-            r"\b(?:another|different|other|next) (?:topic|subject|project|area|thing|part)\b",
-            0.85,
-            False,
-        ),
-        (r"\bskip (?:this|that|it|the)\b", 0.9, True),
+        (r"\b(?:another|different|other|next) (?:topic|subject|project|area|thing|part|job|role)\b", 0.85, False),
+        (rf"{_MOVE}.*{_OTHER_THING}|{_OTHER_THING}.*{_MOVE}", 0.85, False),
+        (r"\b(?:switch|go|move|jump|skip|get) (?:over |on )?to (?:my|the|your|a|another)\b", 0.8, False),
+        (r"\bskip (?:this|that|it)\b(?! \w+ing)|\bskip the (?:question|topic|project|part|rest|job)\b|\bpass on (?:this|that)\b", 0.9, True),
+        (r"\bmind if we (?:talk|talked|discuss|discussed|move|moved|switch|switched|go|went)\b", 0.85, True),
+        (r"\bshift (?:the|our) (?:conversation|focus|discussion)\b", 0.9, True),
         (r"\b(?:talk|speak|chat|discuss|focus) (?:about|on)\b", 0.6, False),
-        (r"\brather (?:not )?(?:talk|discuss|focus|go|speak)\b", 0.9, True),
-        (
-            r"\bnot (?:really )?(?:comfortable|keen|interested)\b.*\b(?:this|that|topic|project)\b",
-            0.8,
-            True,
-        ),
+        (r"\brather\b.{0,20}\b(?:talk|discuss|focus|go|speak|chat|cover)\b|\bprefer to (?:talk|discuss|focus)\b", 0.9, True),
+        (r"\bleave (?:the|this|that|it) .{0,40}\baside\b|\benough about\b", 0.85, True),
+        (r"\bnot (?:really |very |that |too )?(?:comfortable|keen|interested)\b.*\b(?:this|that|topic|project)\b", 0.8, True),
+        (r"\b(?:another|different|other) one\b.*\?", 0.8, True),
         (r"\bnothing more to (?:say|add)\b|\bcan we leave (?:it|this|that)\b", 0.85, True),
+        (r"\bcovered .{0,40}\benough\b", 0.8, True),
     ),
     "clarify": _cues(
-        (r"\bwhat (?:do|did) you mean\b|\bwhat is meant\b|\bwhat does .{1,40} mean\b", 0.95, True),
-        (
-            r"\b(?:rephrase|reword|clarify|elaborate on the question|repeat (?:the|that|your|it))\b",
-            0.9,
-            False,
-        ),
+        (r"\bwhat (?:do|did) you mean\b|\bwhat (?:exactly )?is meant\b|\bwhat does .{1,40} mean\b", 0.95, True),
+        (r"\bexample of the (?:kind|type|sort) of answer\b|\bwhat (?:kind|type|sort) of answer\b", 0.9, True),
+        (r"\bwhat (?:exactly )?(?:are|were) you asking\b|\bwhat was the question\b|\bthe question again\b", 0.95, True),
+        (r"\b(?:rephrase|reword|restate|clarify|elaborate on (?:the question|what)|repeat (?:the|that|your|it))\b", 0.9, False),
+        (r"\bwhat you(?:'re| are) looking for\b", 0.8, False),
+        (r"^which (?:one|job|project|role|company|part|team)\W*$", 0.9, True),
         (r"\b(?:say|ask) (?:that|it) again\b|\bcome again\b", 0.9, True),
-        (
-            r"\b(?:don'?t|didn'?t|do not|did not) (?:quite )?(?:understand|get|follow) (?:the|your|what|that)\b",
-            0.9,
-            True,
-        ),
-        (r"\bnot sure what you(?:'re| are) (?:asking|looking for|after)\b", 0.95, True),
+        (r"\b(?:don'?t|didn'?t|do not|did not) (?:quite )?(?:understand|get|follow) (?:the|your|what|that)\b", 0.9, True),
+        (r"\bnot sure (?:i |if i )?(?:understand|follow|get it)\b|\bnot sure what you(?:'re| are) (?:asking|looking for|after)\b", 0.95, True),
         (r"\b(?:which|what) (?:one|project|part|job|role|aspect) (?:do|did|are) you\b", 0.9, True),
+        (r"\b(?:are you asking|are you referring|do you want me to|should i|is the question|was the question|do you mean) .{0,60}\bor\b", 0.9, True),
+        (r"\b(?:is|was) (?:this|that|it|the) (?:question )?about\b.*\bor\b", 0.9, True),
         (r"\bdo you mean\b|\byou mean\b.*\?", 0.85, True),
-        (r"\b(?:more specific|an example of what you)\b", 0.8, False),
-        (r"^(?:sorry|pardon|huh|what)\s*\?+$", 0.9, True),
-        (
-            r"\bconfus(?:ed|ing) (?:by|about) the question\b|\bthe question is (?:unclear|confusing)\b",
-            0.9,
-            True,
-        ),
+        (r"\b(?:simpler|other|different|plain) words\b|\bmore specific\b|\ban example of what\b", 0.85, False),
+        (r"\bmissed (?:the|your|that) .{0,30}\bquestion\b|\bdidn'?t catch\b", 0.9, True),
+        (r"\bwhat(?:'s| is) (?:a |an |the )?['\"‘“][^'\"’”]{1,30}['\"’”]", 0.85, True),
+        (r"^(?:sorry|pardon|huh|what)\W*(?:what|again|sorry)?\W*$", 0.9, True),
+        (r"\bconfus(?:ed|ing) (?:by|about) the question\b|\bthe question is (?:unclear|confusing|vague|a bit vague)\b", 0.9, True),
     ),
     "stop": _cues(
-        (
-            r"\b(?:stop|end|finish|wrap up|conclude|close|terminate|quit) (?:the |this |our )?(?:interview|session|conversation|chat|here|now|today|for (?:now|today))\b",
-            0.95,
-            True,
-        ),
-        (r"\bwrap (?:this|it|things) up\b|\bcall it a day\b|\bcall it here\b", 0.95, True),
+        (r"\b(?:stop|end|finish|wrap up|conclude|close|terminate|quit) (?:the |this |our )?(?:\w+ )?(?:interview|session|conversation|chat)\b", 0.95, True),
+        (r"\b(?:stop|end|finish|quit) (?:here|now|today|for (?:now|today))\b", 0.9, True),
+        (r"\bwrap (?:this |it |things )?up\b|\bcall it a day\b|\bcall it here\b", 0.95, True),
         (r"\b(?:have|need|got|gotta) to (?:go|leave|run|head out)\b|\bgotta go\b", 0.9, True),
-        (
-            r"\b(?:that'?s|that is) (?:enough|all) for (?:now|today|me)\b|\bi(?:'m| am) done\b",
-            0.9,
-            True,
-        ),
-        (
-            r"\bno more questions\b|\bend it\b|\blet'?s stop\b|\bstop (?:now|please|here)\b",
-            0.9,
-            True,
-        ),
+        (r"\b(?:that'?s|that is|that'?ll be) (?:enough|all|it) (?:for|from) (?:now|today|me)\b|\benough for (?:now|today)\b", 0.9, True),
+        (r"\bi'?m done\b(?! with)|\bi am done\b(?! with)|\bno more questions\b|\bend it\b|\blet'?s stop\b", 0.9, True),
+        (r"\b(?:had|have) enough\b|\b(?:bring|draw) (?:the|this|our) .{0,25}to (?:a close|an end)\b", 0.85, True),
+        (r"^(?:exit|quit|stop|end|bye)\W*$", 0.9, True),
+        (r"\b(?:want|like|need) to (?:stop|end|finish|quit)\b(?! (?:the|a|my) (?!interview|session))", 0.85, False),
+        (r"\b(?:bye|goodbye)\b", 0.85, True),
         (r"\bstop\b|\bend\b|\bfinish\b|\bquit\b", 0.6, False),
     ),
     "continue": _cues(
         (r"\bnext (?:question|one)\b", 0.9, True),
-        (r"\b(?:go on|go ahead|carry on|keep going|proceed|continue)\b", 0.8, False),
-        (r"\bready\b", 0.75, False),
-        (r"\blet'?s (?:start|begin|go|do it|continue|get started)\b", 0.9, True),
-        (
-            r"^(?:ok(?:ay)?|sure|yes|yep|alright|fine|cool)[,.! ]*(?:next|go|continue|shoot|ready)\b",
-            0.9,
-            True,
-        ),
-        (r"^(?:next|continue|proceed|go|shoot)\W*$", 0.95, True),
-        (r"\bask (?:me )?(?:the next|another|your next)\b|\bwhat'?s next\b", 0.9, True),
+        (rf"\b(?:go on|go ahead|carry on|keep going|proceed|continue|cont?inue|contiune|resume|move along){_END}", 0.85, True),
+        (r"\bready\b(?! to (?!go|start|begin|continue))", 0.75, False),
+        (rf"\blet'?s (?:start|begin|go|do it|do this|continue|get started|resume){_END}", 0.9, True),
+        (r"^(?:ok(?:ay)?|sure|yes|yep|alright|fine|cool)[,.! ]*(?:next|go|continue|shoot|ready)\b", 0.9, True),
+        (r"^(?:next|continue|proceed|go|shoot)\W*(?:please|pls)?\W*$", 0.95, True),
+        (r"\bkeep (?:them|em|'em|the questions|it) coming\b", 0.9, True),
+        (r"\b(?:go ahead|carry on|continue) (?:with|and) (?:whatever|your|the next|asking)\b", 0.85, True),
+        (r"\bask (?:me )?(?:the next|another|your next)\b|\bwhat'?s next\b|\b(?:ask|fire) away\b", 0.9, True),
     ),
 }
 
@@ -166,7 +159,8 @@ def classify(text: str) -> IntentGuess:
     best = IntentGuess("no_intent", 0.0, "")
     for index, sentence in enumerate(sentences):
         framed = bool(_FRAME.search(sentence)) or sentence.rstrip().endswith("?")
-        narrative = bool(_NARRATIVE.search(sentence)) and not framed
+        hypothetical = sentence.startswith("if ")  # "if i had to do it again i'd skip the..."
+        narrative = hypothetical or (bool(_NARRATIVE.search(sentence)) and not framed)
         short = words <= SHORT_TURN_WORDS
         last = index == len(sentences) - 1
         for intent, cues in CUES.items():
@@ -183,6 +177,8 @@ def classify(text: str) -> IntentGuess:
                     weight += 0.05  # "... Can we move on to something else though?"
                 if short and not narrative:
                     weight += 0.05
+                if words <= TINY_TURN_WORDS and not narrative:
+                    weight += 0.15  # "stop", "ok next", "bye"
                 if weight > best.confidence:
                     best = IntentGuess(intent, round(min(weight, 0.99), 2), match.group(0))
     if best.confidence < 0.5:

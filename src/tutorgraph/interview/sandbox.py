@@ -85,7 +85,6 @@ _FILE_BYTES = 8 * 2**20
 _OPEN_FILES = 64
 _ROOT_MODE_UIDS = range(20_000, 60_000)  # no such users in our images; one per run
 _CHUNK = 65536
-_BWRAP = shutil.which("bwrap") or "/usr/bin/bwrap"
 _COMPILE_LOCK = threading.Lock()
 
 # Runs inside the sandbox: argv is uid (-1: keep), cpu, memory, processes, file size, open files.
@@ -212,7 +211,7 @@ def _argv(code_fd: int, filter_fd: int, limits: SandboxLimits) -> list[str]:
     rlimits = [uid, limits.cpu_seconds, limits.memory_mb * 2**20, limits.max_processes]
     rlimits += [_FILE_BYTES, _OPEN_FILES]
     return [
-        _BWRAP,
+        _bwrap() or "bwrap",
         *namespaces,
         "--die-with-parent",
         "--new-session",
@@ -334,10 +333,14 @@ def _seccomp_filter() -> bytes:
     return b"".join(struct.pack("=HBBI", *insn) for insn in program)
 
 
+def _bwrap() -> str | None:
+    return shutil.which("bwrap") or shutil.which("bwrap", path="/usr/bin:/bin")
+
+
 @cache
 def _probe() -> str | None:
     """None when a trivial program runs in the sandbox, else why not and how to fix it."""
-    if not os.access(_BWRAP, os.X_OK):
+    if _bwrap() is None:
         return "bubblewrap is not installed: apt-get install bubblewrap"
     if platform.machine() not in ("x86_64", "aarch64"):
         return f"no seccomp filter for {platform.machine()}; the sandbox supports x86_64, aarch64"

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import builtins
 import logging
-import time
 import weakref
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
@@ -271,14 +270,15 @@ class InterviewService:
             raise ConflictError(f"interview {row.id} is complete; it takes no more answers")
         async with self._lock(row.id):
             config = _config(row)
+            if await self._finish_cut_off(row):
+                raise ConflictError(
+                    "your previous answer was still being processed when the server stopped; "
+                    "it has now been, so read the interviewer's latest message and answer that"
+                )
             snapshot = await self.graph.aget_state(config)
-            if snapshot.interrupts:
-                run: Any = Command(resume={"kind": "answer", "text": text})
-            elif snapshot.next:  # a turn cut off halfway: finish it first
-                log.info("interview %s: continuing at %s", row.id, ", ".join(snapshot.next))
-                run = None
-            else:
+            if not snapshot.interrupts:
                 raise ConflictError(f"interview {row.id} is not waiting for an answer")
+            run: Command[Any] = Command(resume={"kind": "answer", "text": text})
             async for update in self.graph.astream(
                 run, config, context=self.context, stream_mode="updates"
             ):
@@ -338,9 +338,25 @@ class InterviewService:
         )
 
     async def get(self, *, interview_id: str, user_id: int | None) -> InterviewView:
+        """The interview as it stands; a turn a stopped server left halfway is finished first
+        (from its last saved node: what was already said is not asked of a model again)."""
         row = await self._row(interview_id, user_id)
+        if row.status != "complete":
+            async with self._lock(row.id):
+                if await self._finish_cut_off(row):
+                    return await self._sync(row.id)
         snapshot = await self.graph.aget_state(_config(row))
         return _view(row, cast(InterviewState, snapshot.values), now=self.context.clock())
+
+    async def _finish_cut_off(self, row: Interview) -> bool:
+        """Run a turn that stopped between nodes to its next wait; True when there was one."""
+        config = _config(row)
+        snapshot = await self.graph.aget_state(config)
+        if not snapshot.next or snapshot.interrupts:
+            return False
+        log.info("interview %s: finishing a cut-off turn at %s", row.id, ", ".join(snapshot.next))
+        await self.graph.ainvoke(None, config, context=self.context)
+        return True
 
     async def scorecard(self, *, interview_id: str, user_id: int | None) -> Scorecard:
         row = await self._row(interview_id, user_id)
@@ -545,5 +561,3 @@ def _view(row: Interview, values: InterviewState, *, now: float) -> InterviewVie
         scorecard=row.scorecard or None,
     )
 
-
-_ = time  # the module's clock is the context's
