@@ -7,7 +7,7 @@ Backend engineer who likes data pipelines and clean APIs.
 
 ## Experience
 **Senior Backend Engineer**, Lumen Analytics (2021 - present)
-- Led a team of 5 rebuilding the ingestion pipeline in Python and Kafka; cut end-to-end latency by 40%.
+- Led a team of 5 rebuilding the ingestion pipeline in Python and Kafka; cut latency by 40%.
 - Introduced FastAPI services backed by PostgreSQL.
 
 Software Engineer, Northwind Retail (2018 - 2021)

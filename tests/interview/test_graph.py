@@ -88,11 +88,11 @@ class RewordingModel:
     async def structured(
         self, schema: Any, messages: Sequence[Message], *, agent: str, inputs: Any = None
     ) -> Any:
-        if agent == INTERVIEWER_AGENT and isinstance(inputs, UtteranceRequest):
-            if inputs.kind == "resume":
-                self.resume_calls += 1
-                if self.resume_calls == 2:
-                    return Utterance(text=f"So, {self.first.lower()}")
+        resume = isinstance(inputs, UtteranceRequest) and inputs.kind == "resume"
+        if agent == INTERVIEWER_AGENT and resume:
+            self.resume_calls += 1
+            if self.resume_calls == 2:
+                return Utterance(text=f"So, {self.first.lower()}")
         out = await self.inner.structured(schema, messages, agent=agent, inputs=inputs)
         if agent == INTERVIEWER_AGENT and self.resume_calls == 1 and not self.first:
             self.first = out.text
@@ -205,8 +205,10 @@ async def test_sandbox_signals_change_what_decide_does() -> None:
     for i in range(3):
         sandbox = signals.with_submission(sandbox, run("syntax_error", box.clock() - 30 + i))
     await struggling.graph.aupdate_state(
-        struggling.config, {"sandbox": sandbox}, as_node="user_input"
+        struggling.config, {"sandbox": sandbox}, as_node="question"
     )
+    await struggling.graph.ainvoke(None, struggling.config, context=struggling.context)
+    assert await struggling.waiting()
     assert {"struggling", "syntax_errors"} <= set(sandbox["signals"])
 
     after_calm = await calm.answer(GOOD)

@@ -441,6 +441,47 @@ def constructor(
     console.print(f"wrote {out}")
 
 
+INTERVIEW_DATA = Path("benchmarks/interview")
+
+
+@bench_app.command("interview")
+def interview(
+    data: Annotated[
+        Path, typer.Option(help="resumes/, answers/ and intent_labels_*.yaml (written by helpers).")
+    ] = INTERVIEW_DATA,
+    seed: Annotated[int, typer.Option(help="Random seed of the simulated candidates.")] = 7,
+    out: OutOption = Path("BENCHMARKS.md"),
+) -> None:
+    """The interviewer: intent accuracy on labelled candidate messages, and simulated
+    candidates over independent resumes (repeats, anchor coverage, orchestration cost)."""
+    import asyncio
+
+    from tutorgraph.bench.interview import markdown, run_interview_benchmark
+
+    labels = sorted(data.glob("intent_labels*.yaml"))
+    with console.status("interviewing simulated candidates") as status:
+        result = asyncio.run(
+            run_interview_benchmark(
+                resumes=data / "resumes",
+                answers=data / "answers",
+                labels=labels,
+                seed=seed,
+                progress=lambda text: status.update(f"interviewing: {text}"),
+            )
+        )
+    for intents in result.intents:
+        console.print(f"intent accuracy {intents.path.name}: {intents.accuracy:.3f}")
+    console.print(
+        f"{len(result.runs)} interviews: {result.repeats} repeated questions, coverage "
+        f"{result.coverage():.0%}, median orchestration {result.median_orchestration_ms:.1f} ms "
+        f"per turn",
+        highlight=False,
+    )
+    command = "tutorgraph bench interview" + (f" --data {data}" if data != INTERVIEW_DATA else "")
+    write_section(out, "interview", markdown(result, command))
+    console.print(f"wrote {out}")
+
+
 @bench_app.command("all")
 def run_all(out: OutOption = Path("BENCHMARKS.md")) -> None:
     """Every benchmark whose data is available (pyBKT side by side when .bench-venv exists)."""
@@ -457,5 +498,6 @@ def run_all(out: OutOption = Path("BENCHMARKS.md")) -> None:
     assessment(out=out)
     if (DEFAULT_BOOK / "toc.json").is_file():
         constructor(out=out)
+    interview(out=out)
     tutor(out=out)
     load(out=out)  # SQLite; PostgreSQL with `bench load --database-url`

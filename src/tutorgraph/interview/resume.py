@@ -39,6 +39,8 @@ _DATES = re.compile(
     r"(?:19|20)\d\d\b.*$",
     re.IGNORECASE,
 )
+_INLINE_SECTION = re.compile(r"^\s*[*_]*([A-Za-z &/]{3,30}?)[*_]*\s*:[*_]*\s+(\S.*)$")
+_NAMED_ITEM = re.compile(r"^(.{2,60}?)(?:\s+[-–—|]\s+|:\s+)(.+)$")
 _SKILL_SPLIT = re.compile(r"\s*(?:[,;|·•/]|\band\b)\s*")
 
 # Skills the knowledge base has domains for: the interview can ask them technical questions.
@@ -70,6 +72,14 @@ def parse_resume(text: str) -> ResumeStructured:
     for line in lines:
         if not line.strip():
             sections[current].append("")
+            continue
+        inline = _INLINE_SECTION.match(line)
+        if inline and _section_kind(inline.group(1)) not in (None, "other"):
+            current = str(_section_kind(inline.group(1)))
+            sections[current].append(inline.group(2))  # "**Skills:** Python, SQL"
+            continue
+        if not name and current == "top" and re.match(r"^\s*#\s", line):
+            name = re.split(r"\s+[—–|-]\s+|,", _clean(line.lstrip("# ")))[0]
             continue
         heading = _heading(line)
         if heading is not None:
@@ -191,25 +201,34 @@ def _section_kind(heading: str) -> str | None:
 def _entries(lines: list[str]) -> list[tuple[str, str]]:
     """(title, text) per entry: a short line that is not a bullet names an entry (a second one
     right below it, such as the employer or the dates, joins the name); bullets and sentences
-    below it are its text."""
-    entries: list[tuple[str, list[str]]] = []
+    below it are its text. In a list of bullets with no titles, a bullet shaped "Name - what it
+    is" (or "Name: ...") is an entry of its own; indented lines continue the line above."""
+    entries: list[tuple[str, list[str], bool]] = []  # title, text, opened by a bullet
     for line in lines:
         if not line.strip():
             continue
         sub = _HEADING_MD.match(line)
+        bullet = bool(_BULLET.match(line))
         text = _clean(_BULLET.sub("", sub.group(1) if sub else line))
-        if sub or (not _BULLET.match(line) and _titleish(line)):
+        if entries and not sub and not bullet and line[:1].isspace() and entries[-1][1]:
+            entries[-1][1][-1] += " " + text  # a wrapped line
+            continue
+        if sub or (not bullet and _titleish(line)):
             if entries and not entries[-1][1] and not sub:
                 extra = _title(text)  # empty for a line of dates
                 if extra:
-                    entries[-1] = (f"{entries[-1][0]}, {extra}", [])
+                    entries[-1] = (f"{entries[-1][0]}, {extra}", [], False)
             else:
-                entries.append((_title(text) or text, []))
+                entries.append((_title(text) or text, [], False))
+            continue
+        named = _NAMED_ITEM.match(text) if bullet else None
+        if named and len(named.group(1).split()) <= 8 and (not entries or entries[-1][2]):
+            entries.append((_title(named.group(1)) or named.group(1), [named.group(2)], True))
         elif entries:
             entries[-1][1].append(text)
         else:
-            entries.append((_title(text[:80]) or text[:80], [text]))
-    return [(t[:120], " ".join(body)) for t, body in entries if t]
+            entries.append((_title(text[:80]) or text[:80], [text], True))
+    return [(t[:120], " ".join(body)) for t, body, _ in entries if t]
 
 
 def _titleish(line: str) -> bool:
@@ -227,7 +246,7 @@ def _title(text: str) -> str:
 def _skills(lines: list[str]) -> list[str]:
     seen: dict[str, str] = {}
     for line in lines:
-        body = _clean(_BULLET.sub("", line))
+        body = re.sub(r"[()\[\]]", ",", _clean(_BULLET.sub("", line)))  # "Python (pandas)"
         if ":" in body:
             body = body.split(":", 1)[1]
         for part in _SKILL_SPLIT.split(body):

@@ -13,7 +13,7 @@ import logging
 import weakref
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
-from typing import Any, Literal, cast
+from typing import Any, Final, Literal, cast
 
 import anyio
 from langchain_core.runnables import RunnableConfig
@@ -45,6 +45,9 @@ log = logging.getLogger(__name__)
 RESUME_KINDS = ("markdown", "text", "pdf", "docx")
 MAX_ROLE_CHARS = 120
 MAX_ANSWER_CHARS = 8_000
+# Each node's checkpoint is written before the next node starts (LangGraph's default writes it
+# in the background, so a killed process could lose the last node and say a line twice).
+DURABILITY: Final = "sync"
 
 
 class AnchorView(BaseModel):
@@ -249,8 +252,13 @@ class InterviewService:
         log.info("interview %s started for user %s (%s, %s)", row.id, user_id, role, level_)
         async with self._lock(row.id):
             config = _config(row)
-            await self.graph.ainvoke(start, config, context=self.context)
-            await self.graph.ainvoke(Command(resume={"kind": "join"}), config, context=self.context)
+            await self.graph.ainvoke(start, config, context=self.context, durability=DURABILITY)
+            await self.graph.ainvoke(
+                Command(resume={"kind": "join"}),
+                config,
+                context=self.context,
+                durability=DURABILITY,
+            )
             return await self._sync(row.id)
 
     async def answer(self, *, interview_id: str, user_id: int | None, text: str) -> InterviewView:
@@ -280,7 +288,7 @@ class InterviewService:
                 raise ConflictError(f"interview {row.id} is not waiting for an answer")
             run: Command[Any] = Command(resume={"kind": "answer", "text": text})
             async for update in self.graph.astream(
-                run, config, context=self.context, stream_mode="updates"
+                run, config, context=self.context, stream_mode="updates", durability=DURABILITY
             ):
                 for node in update:
                     if not node.startswith("__"):
@@ -326,7 +334,11 @@ class InterviewService:
                 "turn": values["turn_count"],
             }
             updated = signals.with_submission(values["sandbox"], submission)
-            await self.graph.aupdate_state(config, {"sandbox": updated}, as_node="user_input")
+            # Recorded as if by the node that asked the question, so the graph is again just
+            # before `user_input` (updating as `user_input` itself would count as the answer),
+            # then run up to the same wait for the candidate.
+            await self.graph.aupdate_state(config, {"sandbox": updated}, as_node="question")
+            await self.graph.ainvoke(None, config, context=self.context, durability=DURABILITY)
         return CodeRun(
             stdout=result.stdout,
             stderr=result.stderr,
@@ -355,7 +367,7 @@ class InterviewService:
         if not snapshot.next or snapshot.interrupts:
             return False
         log.info("interview %s: finishing a cut-off turn at %s", row.id, ", ".join(snapshot.next))
-        await self.graph.ainvoke(None, config, context=self.context)
+        await self.graph.ainvoke(None, config, context=self.context, durability=DURABILITY)
         return True
 
     async def scorecard(self, *, interview_id: str, user_id: int | None) -> Scorecard:
@@ -560,4 +572,3 @@ def _view(row: Interview, values: InterviewState, *, now: float) -> InterviewVie
         ),
         scorecard=row.scorecard or None,
     )
-

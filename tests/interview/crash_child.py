@@ -1,0 +1,86 @@
+"""A process that runs an interview on the durable SQLite checkpointer and, with `--kill-at N`,
+kills itself (SIGKILL, no cleanup) during the Nth interviewer line a model is asked for. Every
+line asked of the model is appended to `calls.log`, so a test can tell what was replayed.
+
+    python -m tests.interview.crash_child DATA_DIR start|answer|show [--kill-at N] [TEXT]
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+from tests.interview.resumes import RESUME
+from tutorgraph.engines import offline_engine
+from tutorgraph.interview.agents import INTERVIEWER_AGENT
+from tutorgraph.interview.context import InterviewContext
+from tutorgraph.interview.service import InterviewService
+from tutorgraph.settings import Settings
+from tutorgraph.store import migrate
+from tutorgraph.store.checkpoints import open_checkpointer
+from tutorgraph.store.db import Database
+
+
+class Logged:
+    name = "logged"
+    supports_tools = False
+    can_stream = False
+
+    def __init__(self, log: Path, kill_at: int | None) -> None:
+        self.inner = offline_engine()
+        self.log = log
+        self.kill_at = kill_at
+        self.calls = 0
+
+    async def structured(
+        self, schema: Any, messages: Any, *, agent: str, inputs: Any = None
+    ) -> Any:
+        out = await self.inner.structured(schema, messages, agent=agent, inputs=inputs)
+        if agent == INTERVIEWER_AGENT:
+            self.calls += 1
+            if self.calls == self.kill_at:
+                os.kill(os.getpid(), signal.SIGKILL)
+            with self.log.open("a") as handle:
+                handle.write(json.dumps({"kind": inputs.kind, "text": out.text}) + "\n")
+        return out
+
+    def stream_chat(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError
+
+
+async def main(data: Path, command: str, kill_at: int | None, text: str) -> None:
+    settings = Settings(data_dir=data, environment="development")
+    migrate.upgrade(settings)
+    database = Database(settings)
+    model = Logged(data / "calls.log", kill_at)
+    async with open_checkpointer(settings) as checkpointer:
+        service = InterviewService(
+            database=database,
+            checkpointer=checkpointer,
+            context=InterviewContext.for_model(model),  # type: ignore[arg-type]
+        )
+        if command == "start":
+            resume = await service.add_resume(user_id=None, text=RESUME)
+            view = await service.start(user_id=None, resume_id=resume.id, role="Dev", level="mid")
+            (data / "interview_id").write_text(view.id)
+        else:
+            interview_id = (data / "interview_id").read_text()
+            if command == "answer":
+                await service.answer(interview_id=interview_id, user_id=None, text=text)
+            view = await service.get(interview_id=interview_id, user_id=None)
+        print(view.model_dump_json())
+    database.dispose()
+
+
+if __name__ == "__main__":
+    args = sys.argv[1:]
+    kill = int(args[args.index("--kill-at") + 1]) if "--kill-at" in args else None
+    rest = [
+        a for i, a in enumerate(args) if a != "--kill-at" and (i == 0 or args[i - 1] != "--kill-at")
+    ]
+    asyncio.run(main(Path(rest[0]), rest[1], kill, rest[2] if len(rest) > 2 else ""))

@@ -1,0 +1,43 @@
+"""Resumes written by someone who never saw the parser (benchmarks/interview/resumes): every one
+yields its projects, jobs, skills and education as anchors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tutorgraph.interview.resume import anchors, parse_resume
+
+RESUMES = sorted((Path(__file__).parents[2] / "benchmarks" / "interview" / "resumes").iterdir())
+
+
+@pytest.mark.parametrize("path", RESUMES, ids=[p.name for p in RESUMES])
+def test_each_independent_resume_yields_anchors(path: Path) -> None:
+    resume = parse_resume(path.read_text(encoding="utf-8"))
+    found = anchors(resume)
+    kinds = {a.type for a in found}
+    assert resume["name"] and resume["skills"], resume
+    assert {"skill", "education"} <= kinds
+    assert kinds & {"project", "experience"}
+    for anchor in found:
+        assert 2 <= len(anchor.label) <= 120 and "\n" not in anchor.label
+
+
+def test_three_projects_three_anchors_and_dates_left_out_of_names() -> None:
+    text = (RESUMES[2]).read_text(encoding="utf-8")  # the ML engineer: three projects
+    resume = parse_resume(text)
+    assert len(resume["projects"]) == 3
+    assert all(not any(ch.isdigit() for ch in j["title"][-4:]) for j in resume["experience"])
+
+
+def test_plain_text_sections_with_caps_headings() -> None:
+    resume = parse_resume(
+        "SAM LEE\nsam@example.com\n\nEXPERIENCE\nData Analyst, Foo Ltd  2019-2022\n"
+        "- Built dashboards in SQL and Tableau for 40 managers.\n\nSKILLS\nSQL; Python; Tableau\n\n"
+        "EDUCATION\nBA Economics, 2018\n"
+    )
+    assert resume["name"] == "SAM LEE"
+    assert [j["title"] for j in resume["experience"]] == ["Data Analyst, Foo Ltd"]
+    assert resume["skills"] == ["SQL", "Python", "Tableau"]
+    assert resume["education"] == ["BA Economics"]
