@@ -82,6 +82,18 @@ def user_input(state: InterviewState, runtime: Ctx) -> Update:
         update["sandbox"] = sandbox
     if kind == "join":
         return update
+    if kind == "end":  # the candidate pressed "End interview": a stop request, not an answer
+        stop: UserIntent = {
+            "type": "stop",
+            "confidence": 1.0,
+            "extracted_from": "",
+            "turn": state["turn_count"],
+            "metadata": {"cue": "ended by the candidate"},
+        }
+        return update | {
+            "detected_intents": [*state["detected_intents"], stop],
+            "active_user_request": stop,
+        }
     turn = state["turn_count"] + 1
     message: Message = {"role": "candidate", "text": text, "node": None, "turn": turn}
     update |= {"turn_count": turn, "conversation_history": [message]}

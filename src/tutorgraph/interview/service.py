@@ -300,9 +300,18 @@ class InterviewService:
         row = await self._row(interview_id, user_id)
         if row.status == "complete":
             return await self.get(interview_id=interview_id, user_id=user_id)
-        return await self.answer(
-            interview_id=interview_id, user_id=user_id, text="Let's stop here."
-        )
+        async with self._lock(row.id):
+            config = _config(row)
+            await self._finish_cut_off(row)
+            snapshot = await self.graph.aget_state(config)
+            if snapshot.interrupts:
+                await self.graph.ainvoke(
+                    Command(resume={"kind": "end"}),
+                    config,
+                    context=self.context,
+                    durability=DURABILITY,
+                )
+            return await self._sync(row.id)
 
     async def run_code(self, *, interview_id: str, user_id: int | None, code: str) -> CodeRun:
         """Run the candidate's code in the sandbox; the run becomes a sandbox signal."""
