@@ -41,3 +41,25 @@ def test_plain_text_sections_with_caps_headings() -> None:
     assert [j["title"] for j in resume["experience"]] == ["Data Analyst, Foo Ltd"]
     assert resume["skills"] == ["SQL", "Python", "Tableau"]
     assert resume["education"] == ["BA Economics"]
+
+
+def test_a_pdf_resume_keeps_its_lines() -> None:
+    from fpdf import FPDF
+
+    from tests.interview.resumes import RESUME
+    from tutorgraph.content.extract import ExtractionLimits, extract
+
+    pdf = FPDF()
+    pdf.add_page()
+    pdf.set_font("Helvetica", size=10)  # one size throughout: no headings to find by size
+    for line in RESUME.replace("**", "").replace("#", "").splitlines():
+        pdf.multi_cell(0, 5, line or " ", new_x="LMARGIN", new_y="NEXT")
+    data = bytes(pdf.output())
+    document = extract("cv.pdf", data, limits=ExtractionLimits(keep_lines=True))
+    resume = parse_resume(document.markdown)
+    assert [p["name"] for p in resume["projects"]] == ["Route planner", "Log search", "Churn model"]
+    assert [j["title"] for j in resume["experience"]] == [
+        "Senior Backend Engineer, Lumen Analytics",
+        "Software Engineer, Northwind Retail",
+    ]
+    assert "FastAPI" in resume["skills"]

@@ -75,6 +75,7 @@ GLOSS: dict[Aspect, str] = {
     "results": "the numbers or outcomes that show whether it worked",
     "team": "who you worked with and how you divided the work",
 }
+THIN = 0.2  # below this an answer said next to nothing
 TRANSITIONS = (
     "Thanks, that's helpful.",
     "Got it, thank you.",
@@ -179,6 +180,8 @@ def _transition(r: UtteranceRequest) -> str:
     opener = TRANSITIONS[r.variant % len(TRANSITIONS)]
     if r.reason.startswith("the candidate asked to change topic"):
         opener = "Sure, let's leave that there."
+    elif r.answer_quality is not None and r.answer_quality < THIN:
+        opener = "Let's leave that one for now."  # no "that's clear" after a non-answer
     if r.kind == "transition" and r.next_label:
         return f"{opener} Let's turn to {r.next_label}."
     return opener

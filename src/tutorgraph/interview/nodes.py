@@ -331,6 +331,7 @@ async def transition(state: InterviewState, runtime: Ctx) -> Update:
             next_label=following,
             reason=state["decision_reason"],
             variant=state["turn_count"],
+            answer_quality=state["answers"][-1]["quality"] if state["answers"] else None,
         ),
     )
     return _spoken(state, "transition", text) | {

@@ -65,7 +65,7 @@ class Anchor:
 
 def parse_resume(text: str) -> ResumeStructured:
     """The resume's name, summary, projects, jobs, skills and education."""
-    lines = [line.rstrip() for line in text.replace("\r", "").split("\n")]
+    lines = _unwrap([line.rstrip() for line in text.replace("\r", "").split("\n")])
     name = ""
     sections: dict[str, list[str]] = {key: [] for key in (*SECTION_WORDS, "other", "top")}
     current = "top"
@@ -105,7 +105,7 @@ def parse_resume(text: str) -> ResumeStructured:
         "projects": projects[:12],  # type: ignore[typeddict-item]
         "experience": jobs[:12],  # type: ignore[typeddict-item]
         "skills": _skills(sections["skills"]),
-        "education": [t for t, _ in _entries(sections["education"])][:4],
+        "education": _education(sections["education"]),
     }
 
 
@@ -171,6 +171,21 @@ def anchor_text(resume: ResumeStructured, anchor_id: str) -> str:
     return ""
 
 
+def _unwrap(lines: list[str]) -> list[str]:
+    """Lines that continue the one above (a wrapped bullet: the next line starts in lower case)
+    joined to it, as a PDF's text comes out line by line. Only after a line of six words or more:
+    a name or a heading is not wrapped."""
+    out: list[str] = []
+    for line in lines:
+        bare = line.strip()
+        wrapped = out and len(out[-1].split()) >= 6 and "@" not in bare  # a full line above
+        if wrapped and bare[:1].islower() and not _BULLET.match(line):
+            out[-1] = f"{out[-1].rstrip()} {bare}"
+        else:
+            out.append(line)
+    return out
+
+
 def _heading(line: str) -> str | None:
     match = _HEADING_MD.match(line)
     if match:
@@ -229,6 +244,12 @@ def _entries(lines: list[str]) -> list[tuple[str, str]]:
         else:
             entries.append((_title(text[:80]) or text[:80], [text], True))
     return [(t[:120], " ".join(body)) for t, body, _ in entries if t]
+
+
+def _education(lines: list[str]) -> list[str]:
+    """One entry per line (a degree, a school), without dates; a line of dates alone is none."""
+    found = [_title(_clean(_BULLET.sub("", line))) for line in lines if line.strip()]
+    return [entry for entry in found if len(entry) > 2][:4]
 
 
 def _titleish(line: str) -> bool:

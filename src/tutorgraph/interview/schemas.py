@@ -28,6 +28,7 @@ class UtteranceRequest(BaseModel):
     topic_title: str = ""
     previous_question: str = ""
     last_answer: str = ""
+    answer_quality: float | None = None  # of the last answer, 0-1
     next_label: str = ""
     reason: str = ""  # why this is said (the decision's reason)
     signals: list[str] = Field(default_factory=list)

@@ -178,6 +178,7 @@ class InterviewService:
             max_pages=20,
             max_images=0,
             timeout_seconds=30.0,
+            keep_lines=True,
         )
         try:
             document = extract_isolated(filename or "resume", data, limits=limits)

@@ -32,6 +32,9 @@ class ExtractionLimits(BaseModel):
     max_images: int = 200
     max_image_bytes: int = 5 * MB  # larger images are skipped with a warning
     timeout_seconds: float = 60.0  # used by extract_isolated
+    # PDF lines stay lines instead of being merged into paragraphs (a resume's structure is
+    # its lines: a job title, then its dates, then bullets).
+    keep_lines: bool = False
 
 
 class ExtractedImage(BaseModel):

@@ -85,7 +85,8 @@ def _read_pdf(filename: str, data: bytes, images: _Images) -> _Draft:
         if blocks and page_blocks and _continues(blocks[-1], page_blocks[0]):
             blocks[-1] = _join_lines([blocks[-1], page_blocks.pop(0)])  # across a page break
         blocks += page_blocks
-    return _Draft("\n\n".join(blocks), metadata_title=metadata_title, pages=len(pages))
+    joiner = "\n" if images.limits.keep_lines else "\n\n"
+    return _Draft(joiner.join(blocks), metadata_title=metadata_title, pages=len(pages))
 
 
 def _continues(before: str, after: str) -> bool:
@@ -222,6 +223,7 @@ def _pdf_page_blocks(
     """One page as markdown blocks: headings, paragraphs of merged lines, lists, code, images."""
     lines = [item for item in items if isinstance(item, _Line)]
     break_after = _paragraph_gap(lines)
+    keep_lines = images.limits.keep_lines
     blocks: list[str] = []
     paragraph: list[_Line] = []
     code: list[_Line] = []
@@ -267,7 +269,7 @@ def _pdf_page_blocks(
             end_blocks()
             paragraph.append(replace(item, text="- " + item.text[bullet.end() :]))
         else:
-            if code or (paragraph and break_after(paragraph[-1], item)):
+            if code or (paragraph and (keep_lines or break_after(paragraph[-1], item))):
                 end_blocks()
             paragraph.append(item)
         last_level = 0
