@@ -12,6 +12,7 @@ from langgraph.types import Command
 from tests.interview.resumes import RESUME
 from tutorgraph.engines import offline_engine
 from tutorgraph.interview.context import InterviewContext
+from tutorgraph.interview.embeddings import EmbeddingSimilarity
 from tutorgraph.interview.graph import InterviewGraph, compile_graph
 from tutorgraph.interview.resume import parse_resume
 from tutorgraph.interview.state import InterviewState
@@ -24,12 +25,16 @@ class Harness:
     graph: InterviewGraph = field(default_factory=lambda: compile_graph(InMemorySaver()))
     config: Any = field(default_factory=lambda: {"configurable": {"thread_id": "t"}})
     clock: float = 1_000_000.0
+    similarity: EmbeddingSimilarity | None = None
 
     @property
     def context(self) -> InterviewContext:
         base = InterviewContext.for_model(self.model)
         return InterviewContext(
-            model=base.model, evaluator=base.evaluator, clock=lambda: self.clock
+            model=base.model,
+            evaluator=base.evaluator,
+            similarity=self.similarity,
+            clock=lambda: self.clock,
         )
 
     async def start(self, resume: str = RESUME, *, max_questions: int = 14) -> InterviewState:

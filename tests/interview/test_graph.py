@@ -237,3 +237,21 @@ async def test_the_interviewer_lines_come_from_the_resume() -> None:
     lines = " ".join(interviewer_lines(state, "question"))
     assert "OR-Tools" in lines or "Route planner" in lines
     assert "Lumen Analytics" in lines
+
+
+async def test_with_embeddings_configured_dedup_asks_the_model_server(fake_openai: Any) -> None:
+    import openai
+
+    from tutorgraph.interview.embeddings import EmbeddingSimilarity
+
+    client = openai.AsyncOpenAI(api_key="x", base_url=fake_openai.base_url, max_retries=0)
+    model = RewordingModel()
+    h = Harness(model=model)  # type: ignore[arg-type]
+    h.similarity = EmbeddingSimilarity(client, "embed-small")
+    state = await h.start()
+    first = state["questions_asked"][0]["text"]
+    state = await h.answer(GOOD)
+    assert f"So, {first.lower()}" not in [q["text"] for q in state["questions_asked"]]
+    assert model.resume_calls == 3
+    embedded = [r for r in fake_openai.requests if r.get("model") == "embed-small"]
+    assert embedded and first in embedded[0]["input"]

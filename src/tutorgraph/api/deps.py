@@ -23,6 +23,7 @@ from tutorgraph.constructor.service import ConstructorService, InProcessJobs
 from tutorgraph.content.extract import ExtractionLimits
 from tutorgraph.errors import AuthenticationError, PermissionDeniedError
 from tutorgraph.interview.context import InterviewContext
+from tutorgraph.interview.embeddings import embedding_similarity
 from tutorgraph.interview.service import InterviewService
 from tutorgraph.offload import COMMIT_THREADS, thread_limiter
 from tutorgraph.settings import Settings
@@ -232,7 +233,11 @@ def interview_service(state: Any) -> InterviewService:
         service = InterviewService(
             database=state.db,
             checkpointer=state.checkpointer,
-            context=InterviewContext(model=state.model, evaluator=state.evaluator),
+            context=InterviewContext(
+                model=state.model,
+                evaluator=state.evaluator,
+                similarity=embedding_similarity(state.settings),
+            ),
             settings=state.settings.interview,
         )
         state.interviews = service

@@ -12,6 +12,7 @@ import json
 import re
 import threading
 import time
+import zlib
 from collections import deque
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -210,6 +211,19 @@ class FakeOpenAIServer:
             ]
             return {"object": "list", "data": data}
 
+        @app.post("/v1/embeddings")
+        async def embeddings(request: Request) -> dict[str, Any]:
+            """Deterministic bag-of-words vectors: texts sharing words point the same way."""
+            body = await request.json()
+            if self._state.record_requests:
+                self._state.requests.append(body)
+            texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
+            data = [
+                {"object": "embedding", "index": i, "embedding": _bag_of_words(text)}
+                for i, text in enumerate(texts)
+            ]
+            return {"object": "list", "data": data, "model": body.get("model", ""), "usage": {}}
+
         @app.post("/v1/chat/completions")
         async def chat(request: Request) -> Response:
             body = await request.json()
@@ -353,3 +367,13 @@ def _error(status_code: int, message: str) -> JSONResponse:
         "code": None,
     }
     return JSONResponse({"error": error}, status_code=status_code)
+
+
+EMBEDDING_DIMENSIONS = 64
+
+
+def _bag_of_words(text: str) -> list[float]:
+    vector = [0.0] * EMBEDDING_DIMENSIONS
+    for word in re.findall(r"[a-z0-9]+", text.lower()):
+        vector[zlib.crc32(word.encode()) % EMBEDDING_DIMENSIONS] += 1.0
+    return vector

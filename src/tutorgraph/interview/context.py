@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from tutorgraph.grading.evaluator import Evaluator
 from tutorgraph.interview import planner
-from tutorgraph.interview.dedup import Similarity
+from tutorgraph.interview.embeddings import EmbeddingSimilarity
 from tutorgraph.interview.router import DecisionContext
 from tutorgraph.interview.state import InterviewState, Message, QuestionRecord
 from tutorgraph.llm import Model
@@ -21,11 +21,13 @@ PRIMARY_SOURCES = ("resume", "knowledge_base", "coding")
 class InterviewContext:
     model: Model
     evaluator: Evaluator
-    similarity: Similarity | None = None  # embeddings when configured; word overlap otherwise
+    similarity: EmbeddingSimilarity | None = None  # when configured; word overlap otherwise
     clock: Callable[[], float] = field(default=time.time)
 
     @classmethod
-    def for_model(cls, model: Model, *, similarity: Similarity | None = None) -> InterviewContext:
+    def for_model(
+        cls, model: Model, *, similarity: EmbeddingSimilarity | None = None
+    ) -> InterviewContext:
         return cls(model=model, evaluator=Evaluator(model), similarity=similarity)
 
 

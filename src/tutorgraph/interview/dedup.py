@@ -13,7 +13,7 @@ them apart."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -23,7 +23,6 @@ SIMILARITY_THRESHOLD = 0.8  # the spec's word overlap > 80%
 EMBEDDING_THRESHOLD = 0.85
 
 Layer = Literal["exact", "aspect", "similar"]
-Similarity = Callable[[str, str], float]
 
 _STOP = frozenset(
     [
@@ -139,10 +138,11 @@ def check(
     anchor: str | None,
     aspect: Aspect | None,
     asked: Sequence[QuestionRecord],
-    similarity: Similarity | None = None,
+    embedding_scores: Sequence[float] | None = None,
     threshold: float = SIMILARITY_THRESHOLD,
 ) -> Blocked | None:
-    """Why `text` may not be asked, or None when it is new."""
+    """Why `text` may not be asked, or None when it is new. `embedding_scores` (the cosine to
+    each of `asked`, in order) replace word overlap in the third layer when given."""
     wanted = normalise(text)
     for record in asked:
         if normalise(record["text"]) == wanted:
@@ -151,10 +151,12 @@ def check(
         for record in asked:
             if record["resume_anchor"] == anchor and record["aspect"] == aspect:
                 return Blocked("aspect", record["text"])
-    measure = similarity or word_overlap
-    limit = threshold if similarity is None else EMBEDDING_THRESHOLD
-    for record in asked:
-        if measure(text, record["text"]) >= limit:
+    for index, record in enumerate(asked):
+        if embedding_scores is not None:
+            similar = embedding_scores[index] >= EMBEDDING_THRESHOLD
+        else:
+            similar = word_overlap(text, record["text"]) >= threshold
+        if similar:
             return Blocked("similar", record["text"])
     return None
 

@@ -5,6 +5,7 @@ evaluation, closing) record themselves as `last_node`, the input nodes do not.""
 
 from __future__ import annotations
 
+import logging
 from datetime import UTC, datetime
 from typing import Any, cast
 
@@ -40,6 +41,7 @@ from tutorgraph.interview.state import (
 )
 from tutorgraph.knowledge import get_domain
 
+log = logging.getLogger(__name__)
 Ctx = Runtime[InterviewContext]
 Update = dict[str, Any]
 MAX_ATTEMPTS = 6  # candidate questions tried before giving up on a target kind
@@ -417,7 +419,7 @@ async def _technical_question(
                 topic_title=target.topic_title,
             ),
         )
-        if _blocked(state, runtime, text, None, None):
+        if await _blocked(state, runtime, text, None, None):
             continue
         record = _record(state, text, "knowledge_base", None, None)
         record["topic_id"] = target.topic_id
@@ -465,22 +467,25 @@ async def _resume_question(state: InterviewState, runtime: Ctx) -> QuestionRecor
                 variant=len(state["questions_asked"]) + attempt,
             ),
         )
-        if _blocked(state, runtime, text, target.anchor_id, target.aspect):
+        if await _blocked(state, runtime, text, target.anchor_id, target.aspect):
             continue
         return _record(state, text, "resume", target.anchor_id, target.aspect)
     return None
 
 
-def _blocked(
+async def _blocked(
     state: InterviewState, runtime: Ctx, text: str, anchor: str | None, aspect: Any
 ) -> bool:
     asked = [q for q in state["questions_asked"] if q["source"] in ("resume", "knowledge_base")]
-    return (
-        dedup.check(
-            text, anchor=anchor, aspect=aspect, asked=asked, similarity=runtime.context.similarity
-        )
-        is not None
-    )
+    scores = None
+    similarity = runtime.context.similarity
+    if similarity is not None and asked:
+        try:
+            scores = await similarity.scores(text, [q["text"] for q in asked])
+        except Exception as exc:  # the embeddings endpoint failed: word overlap instead
+            log.warning("embeddings unavailable (%s); using word overlap", type(exc).__name__)
+    found = dedup.check(text, anchor=anchor, aspect=aspect, asked=asked, embedding_scores=scores)
+    return found is not None
 
 
 def _record(

@@ -58,7 +58,7 @@ class OpenAIEngine:
         self.settings = settings
         self._policy = RetryPolicy.from_settings(settings)
         self._owns_client = client is None
-        self._client = client if client is not None else _make_client(settings)
+        self._client = client if client is not None else make_client(settings)
         self._json_schema_supported = True
 
     async def aclose(self) -> None:
@@ -276,7 +276,7 @@ def _finish_reason(reason: str | None) -> FinishReason:
     return "length" if reason == "length" else "stop"
 
 
-def _make_client(settings: LLMSettings) -> openai.AsyncOpenAI:
+def make_client(settings: LLMSettings) -> openai.AsyncOpenAI:
     key = settings.api_key.get_secret_value() if settings.api_key is not None else ""
     host = urlsplit(settings.base_url).hostname or ""
     if not key and host in _KEYED_HOSTS:
