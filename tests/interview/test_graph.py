@@ -248,9 +248,12 @@ async def test_with_embeddings_configured_dedup_asks_the_model_server(fake_opena
     model = RewordingModel()
     h = Harness(model=model)  # type: ignore[arg-type]
     h.similarity = EmbeddingSimilarity(client, "embed-small")
-    state = await h.start()
-    first = state["questions_asked"][0]["text"]
-    state = await h.answer(GOOD)
+    try:
+        state = await h.start()
+        first = state["questions_asked"][0]["text"]
+        state = await h.answer(GOOD)
+    finally:
+        await client.close()
     assert f"So, {first.lower()}" not in [q["text"] for q in state["questions_asked"]]
     assert model.resume_calls == 3
     embedded = [r for r in fake_openai.requests if r.get("model") == "embed-small"]
