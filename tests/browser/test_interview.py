@@ -12,8 +12,12 @@ from playwright.sync_api import Page, expect
 
 from tests.browser.accounts import register_and_log_in
 from tests.fakes.live_server import LiveServer
+from tutorgraph.interview.sandbox import sandbox_available
 
-pytestmark = pytest.mark.browser
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not sandbox_available(), reason="the code run needs bubblewrap"),
+]
 WAIT = 30_000
 
 RESUME = """\

@@ -338,6 +338,13 @@ def markdown(bench: InterviewBench, command: str) -> str:
         f"{len(personas)} personas), offline engine, SQLite checkpointer, sandbox "
         f"{'on (bubblewrap)' if bench.sandbox else 'unavailable: failing_code skipped'}.",
         "",
+        "The resumes (8 Markdown, 4 plain text, from a new graduate to a staff engineer) and "
+        "each one's answer pool (thorough and terse answers about every project and job, in the "
+        "candidate's voice) were written by a helper who never saw the interviewer. Coverage "
+        "counts anchors asked about before the evaluation, however well they were answered; a "
+        "repeat is two questions of one interview with the same text, the same resume anchor "
+        "and aspect, the same knowledge-base topic, or a content-word Jaccard >= 0.6.",
+        "",
         "| persona | interviews | turns (mean) | evaluated | anchor coverage | repeats |",
         "|---|---|---|---|---|---|",
     ]
