@@ -57,6 +57,8 @@ async def say(model: Model, request: UtteranceRequest) -> str:
         reason=request.reason,
         next_label=request.next_label,
     )
+    if request.conversation:
+        user += prompts.CONVERSATION.format(turns="\n".join(request.conversation))
     system = prompts.INTERVIEWER_SYSTEM.format(level=request.level, role=request.role)
     messages = [Message.system(system), Message.user(user)]
     out = await model.structured(Utterance, messages, agent=INTERVIEWER_AGENT, inputs=request)

@@ -92,15 +92,3 @@ def _last_speaker(state: InterviewState) -> str:
 
 def build_conversation_context(state: InterviewState, *, turns: int = 6) -> list[Message]:
     return state["conversation_history"][-turns:]
-
-
-def build_resume_context(state: InterviewState) -> dict[str, object]:
-    resume = state["resume_structured"]
-    return {
-        "name": resume["name"],
-        "skills": resume["skills"],
-        "anchors": {
-            k: {"label": v["label"], "covered": v["aspects_covered"]}
-            for k, v in state["resume_exploration"].items()
-        },
-    }

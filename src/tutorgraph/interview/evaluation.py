@@ -23,7 +23,9 @@ import re
 from collections.abc import Sequence
 from statistics import mean
 
-from tutorgraph.interview.state import Answer, QuestionRecord, Score, Submission
+from tutorgraph.interview.schemas import ScorecardOutput
+from tutorgraph.interview.state import Answer, InterviewState, QuestionRecord, Score, Submission
+from tutorgraph.knowledge import get_domain
 
 FULL_WORDS = 80
 QUOTE_WORDS = 40
@@ -256,3 +258,40 @@ def strengths_and_weaknesses(
     if not recommendations:
         recommendations.append("Try a harder level next time, or a different role.")
     return strengths, weaknesses, recommendations
+
+
+def computed_scorecard(state: InterviewState) -> tuple[ScorecardOutput, list[str]]:
+    """The offline scorecard of an interview and the topics it covered (resume anchors
+    explored, then knowledge-base topics asked)."""
+    records = {q["id"]: q for q in state["questions_asked"]}
+    answers = [a for a in state["answers"] if not only_a_request(a)]
+    scores = {
+        "communication": communication(answers),
+        "technical": technical(answers, records),
+        "problem_solving": problem_solving(answers, records),
+        "code_quality": code_quality(state["sandbox"]["submissions"]),
+    }
+    scores["overall"] = overall(list(scores.values()))
+    misconceptions = sorted({m for a in answers for m in a.get("misconceptions", [])})
+    exploration = state["resume_exploration"]
+    uncovered = [a["label"] for a in exploration.values() if not a["aspects_covered"]]
+    strengths, weaknesses, recommendations = strengths_and_weaknesses(
+        scores, misconceptions, uncovered
+    )
+    topics = [a["label"] for a in exploration.values() if a["aspects_covered"]]
+    for record in state["questions_asked"]:
+        if record["source"] == "knowledge_base" and record.get("topic_id") and record.get("domain"):
+            title = get_domain(str(record["domain"])).topic(str(record["topic_id"])).title
+            if title not in topics:
+                topics.append(title)
+    computed = ScorecardOutput.model_validate(
+        scores
+        | {"strengths": strengths, "weaknesses": weaknesses, "recommendations": recommendations}
+    )
+    return computed, topics
+
+
+def only_a_request(answer: Answer) -> bool:
+    """A turn that only asked something of the interview ("can we move on?") is not an answer
+    to score; a request after a real answer is."""
+    return bool(answer.get("intent")) and len(answer["text"].split()) < 25

@@ -27,7 +27,7 @@ from tutorgraph.interview.resume import anchors as resume_anchors
 from tutorgraph.interview.resume import exploration as new_exploration
 from tutorgraph.interview.router import COVERAGE_TARGET
 from tutorgraph.interview.router import decide as decide_next
-from tutorgraph.interview.schemas import IntentRequest, ScorecardOutput, UtteranceRequest
+from tutorgraph.interview.schemas import IntentRequest, UtteranceRequest
 from tutorgraph.interview.state import (
     Answer,
     InterviewInput,
@@ -263,6 +263,7 @@ async def followup(state: InterviewState, runtime: Ctx) -> Update:
             reason=state["decision_reason"],
             signals=list(sandbox["signals"]),
             last_run=last_run,
+            conversation=_recent(state),
         ),
     )
     source = "followup" if kind == "followup" else "clarification"
@@ -334,6 +335,7 @@ async def transition(state: InterviewState, runtime: Ctx) -> Update:
             reason=state["decision_reason"],
             variant=state["turn_count"],
             answer_quality=state["answers"][-1]["quality"] if state["answers"] else None,
+            conversation=_recent(state),
         ),
     )
     return _spoken(state, "transition", text) | {
@@ -345,7 +347,7 @@ async def transition(state: InterviewState, runtime: Ctx) -> Update:
 
 async def evaluation_node(state: InterviewState, runtime: Ctx) -> Update:
     """The scorecard: five scores with evidence, strengths, weaknesses, recommendations."""
-    computed, topics = _computed_scorecard(state)
+    computed, topics = evaluation.computed_scorecard(state)
     transcript = "\n".join(
         f"{m['role'].upper()}: {m['text']}" for m in state["conversation_history"]
     )
@@ -465,6 +467,7 @@ async def _resume_question(state: InterviewState, runtime: Ctx) -> QuestionRecor
                 detail=target.detail,
                 recent_questions=recent,
                 variant=len(state["questions_asked"]) + attempt,
+                conversation=_recent(state),
             ),
         )
         if await _blocked(state, runtime, text, target.anchor_id, target.aspect):
@@ -546,6 +549,10 @@ def _mark(node: str) -> str:
     return f"{node}@{datetime.now(UTC).isoformat(timespec='seconds')}"
 
 
+def _recent(state: InterviewState) -> list[str]:
+    return [f"{m['role']}: {m['text'][:500]}" for m in build_conversation_context(state)]
+
+
 def _original_question(state: InterviewState) -> str:
     """The primary question the current exchange is about (a followup's own text is not)."""
     for record in reversed(state["questions_asked"]):
@@ -559,48 +566,9 @@ def _code_since(state: InterviewState, turn: int) -> str:
     return runs[-1]["code"] if runs else ""
 
 
-def _computed_scorecard(state: InterviewState) -> tuple[ScorecardOutput, list[str]]:
-    records = {q["id"]: q for q in state["questions_asked"]}
-    answers = [a for a in state["answers"] if not _only_a_request(a)]
-    scores = {
-        "communication": evaluation.communication(answers),
-        "technical": evaluation.technical(answers, records),
-        "problem_solving": evaluation.problem_solving(answers, records),
-        "code_quality": evaluation.code_quality(state["sandbox"]["submissions"]),
-    }
-    scores["overall"] = evaluation.overall(list(scores.values()))
-    misconceptions = sorted({m for a in answers for m in a.get("misconceptions", [])})
-    exploration = state["resume_exploration"]
-    uncovered = [a["label"] for a in exploration.values() if not a["aspects_covered"]]
-    strengths, weaknesses, recommendations = evaluation.strengths_and_weaknesses(
-        scores, misconceptions, uncovered
-    )
-    topics = [a["label"] for a in exploration.values() if a["aspects_covered"]]
-    for record in state["questions_asked"]:
-        if record["source"] == "knowledge_base" and record.get("topic_id") and record.get("domain"):
-            title = get_domain(str(record["domain"])).topic(str(record["topic_id"])).title
-            if title not in topics:
-                topics.append(title)
-    computed = ScorecardOutput.model_validate(
-        scores
-        | {"strengths": strengths, "weaknesses": weaknesses, "recommendations": recommendations}
-    )
-    return computed, topics
-
-
-def _only_a_request(answer: Answer) -> bool:
-    """A turn that only asked something of the interview ("can we move on?") is not an answer
-    to score; a request after a real answer is."""
-    return bool(answer.get("intent")) and len(answer["text"].split()) < 25
-
-
 def _ended_because(state: InterviewState) -> str:
     request = state["active_user_request"]
     if request is not None and request["type"] == "stop":
         return "You asked to stop; the scorecard covers what we discussed."
     reason = state["decision_reason"]
     return reason[:1].upper() + reason[1:] + "." if reason else "The interview ended."
-
-
-def conversation(state: InterviewState) -> list[Message]:
-    return build_conversation_context(state)

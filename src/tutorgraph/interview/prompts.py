@@ -42,6 +42,11 @@ Acknowledge the last answer in a few words ({reason}) and, if given, say you now
 Close the interview: thank the candidate and say their scorecard is ready below.""",
 }
 
+CONVERSATION = """
+
+The conversation so far (most recent last):
+{turns}"""
+
 INTENT_SYSTEM = """\
 Classify what the candidate in a mock interview wants, from their last message. Types: \
 technical_assessment (asks for technical or coding questions or to be tested), change_topic \

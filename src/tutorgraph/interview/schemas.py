@@ -34,6 +34,7 @@ class UtteranceRequest(BaseModel):
     signals: list[str] = Field(default_factory=list)
     last_run: str = ""  # the sandbox's last outcome and error line
     recent_questions: list[str] = Field(default_factory=list)
+    conversation: list[str] = Field(default_factory=list)  # the last turns, "role: text"
     variant: int = 0  # the offline composer's choice among its wordings
     anchors_total: int = 0
     technical_planned: bool = False
