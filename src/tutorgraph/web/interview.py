@@ -8,11 +8,11 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
 from tutorgraph.api.deps import CurrentUser, SettingsDep, interview_service
+from tutorgraph.knowledge import TARGET_LEVELS
 from tutorgraph.web.templating import remember_user, render
 
 router = APIRouter(include_in_schema=False)
 
-LEVELS = ("junior", "mid", "senior", "staff")
 DEFAULT_ROLE = "Software engineer"
 
 
@@ -21,7 +21,7 @@ async def interview_home(request: Request, user: CurrentUser, settings: Settings
     remember_user(request, user)
     limits = settings.interview  # the API enforces them; the page says them and checks first
     context = {
-        "levels": LEVELS,
+        "levels": TARGET_LEVELS,
         "default_role": DEFAULT_ROLE,
         "max_bytes": limits.max_resume_bytes,
         "max_mb": f"{limits.max_resume_bytes / (1024 * 1024):.3g}",
