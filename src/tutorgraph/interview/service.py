@@ -183,7 +183,13 @@ class InterviewService:
         try:
             document = extract_isolated(filename or "resume", data, limits=limits)
         except ExtractionError as exc:
-            raise InputError(str(exc)) from exc
+            message = str(exc)
+            if "is not a supported file" in message:  # the extractor also takes HTML: not here
+                message = (
+                    f"{filename}: is not a supported file: upload a PDF, DOCX, Markdown or "
+                    "text resume"
+                )
+            raise InputError(message) from exc
         if document.kind not in RESUME_KINDS:
             raise InputError(f"{filename}: a resume must be a PDF, DOCX, Markdown or text file")
         return document.markdown, document.filename
