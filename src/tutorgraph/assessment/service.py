@@ -39,6 +39,7 @@ from tutorgraph.knowledge import TARGET_LEVELS, TargetLevel, get_domain, shipped
 from tutorgraph.learning import reviews
 from tutorgraph.limits import require_answer
 from tutorgraph.llm import Model
+from tutorgraph.store.checkpoints import DURABILITY
 from tutorgraph.store.db import Database
 from tutorgraph.store.models import Assessment, new_uuid, utcnow
 from tutorgraph.wording import counted
@@ -202,7 +203,9 @@ class AssessmentService:
         log.info("assessment %s started: %s/%s for user %s", row.id, domain, level, user_id)
         start: AssessmentInput = {"domain": domain, "target_level": level}
         async with self._lock(row.id):
-            await self.graph.ainvoke(start, _config(row), context=self.context)
+            await self.graph.ainvoke(
+                start, _config(row), context=self.context, durability=DURABILITY
+            )
             return await self._sync(row)
 
     async def answer(
@@ -229,11 +232,13 @@ class AssessmentService:
                         f"question {question_id} is not waiting for an answer "
                         f"(question {waiting['question']['id']} is)"
                     )
-                await self.graph.ainvoke(Command(resume=answer), config, context=self.context)
+                await self.graph.ainvoke(
+                    Command(resume=answer), config, context=self.context, durability=DURABILITY
+                )
             elif snapshot.next:
                 # A step failed last time (a model error): carry on from where it stopped.
                 log.info("assessment %s: continuing at %s", row.id, ", ".join(snapshot.next))
-                await self.graph.ainvoke(None, config, context=self.context)
+                await self.graph.ainvoke(None, config, context=self.context, durability=DURABILITY)
             return await self._sync(row)
 
     async def get(

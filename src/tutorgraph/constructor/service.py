@@ -300,6 +300,9 @@ class ConstructorService:
     async def _run(self, session_id: str, payload: Any) -> None:
         config = _config(session_id)
         context = self._context(session_id)
+        # Not durability="sync": with sub-graphs run inside nodes, LangGraph 1.2.22 fails
+        # ('AsyncPregelLoop' object has no attribute '_put_checkpoint_fut'); the default writes
+        # each checkpoint in the background.
         await self.graph.ainvoke(payload, config, context=context)
         snapshot = await self.graph.aget_state(config)
         values: ConstructorState = snapshot.values  # type: ignore[assignment]

@@ -13,7 +13,7 @@ import logging
 import weakref
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
-from typing import Any, Final, Literal, cast
+from typing import Any, Literal, cast
 
 import anyio
 from langchain_core.runnables import RunnableConfig
@@ -37,6 +37,7 @@ from tutorgraph.knowledge import TARGET_LEVELS, TargetLevel
 from tutorgraph.learning import reviews
 from tutorgraph.limits import require_answer
 from tutorgraph.settings import InterviewSettings
+from tutorgraph.store.checkpoints import DURABILITY
 from tutorgraph.store.db import Database
 from tutorgraph.store.models import Interview, Resume, new_uuid, utcnow
 
@@ -45,9 +46,6 @@ log = logging.getLogger(__name__)
 RESUME_KINDS = ("markdown", "text", "pdf", "docx")
 MAX_ROLE_CHARS = 120
 MAX_ANSWER_CHARS = 8_000
-# Each node's checkpoint is written before the next node starts (LangGraph's default writes it
-# in the background, so a killed process could lose the last node and say a line twice).
-DURABILITY: Final = "sync"
 
 
 class AnchorView(BaseModel):

@@ -5,12 +5,19 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Final, Literal
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
 from tutorgraph.errors import ConfigurationError
 from tutorgraph.settings import Settings
+
+# The interview, assessment and guided-tutor graphs write a node's checkpoint before the next node
+# starts. LangGraph's default ("async") writes it in the background: a killed process could lose
+# the last node's work and do it again (the interview's kill test said a line twice). The course
+# constructor keeps the default (see its service).
+DURABILITY: Final[Literal["sync"]] = "sync"
 
 
 def postgres_conninfo(url: str) -> str:

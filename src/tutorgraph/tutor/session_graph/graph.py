@@ -9,6 +9,7 @@ from langgraph.graph import END, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
 from tutorgraph import observability
+from tutorgraph.store.checkpoints import DURABILITY
 from tutorgraph.store.db import Database
 from tutorgraph.tutor.session_graph import nodes
 from tutorgraph.tutor.session_graph.router import (
@@ -88,5 +89,5 @@ async def run_turn(
     if snapshot.values.get("ended"):
         update["ended"] = False  # a new input after a summary starts the session again
         update["graded_cards"] = []
-    result = await graph.ainvoke(update, config)
+    result = await graph.ainvoke(update, config, durability=DURABILITY)
     return cast(SessionState, result)
