@@ -37,6 +37,9 @@ class LLMSettings(BaseModel):
     max_attempts: int = Field(default=3, ge=1, le=10)
     backoff_seconds: float = Field(default=0.5, ge=0)
     fallback_to_offline: bool = True
+    # An embeddings model on the same server (engine openai): hybrid BM25 + vector search of the
+    # courses, and the interview's question dedup by embeddings. None: BM25 and word overlap.
+    embeddings_model: str | None = None
 
 
 class SearchSettings(BaseModel):
@@ -169,8 +172,8 @@ class JobSettings(BaseModel):
 
 
 class InterviewSettings(BaseModel):
-    """The mock interviewer: its question budget, resume limits, the code sandbox's limits, and
-    an optional embeddings model (on the LLM server) for the question-similarity check."""
+    """The mock interviewer: its question budget, resume limits and the code sandbox's limits
+    (its question dedup uses `llm.embeddings_model` when set)."""
 
     max_questions: int = Field(default=14, ge=3, le=40)
     max_resume_bytes: int = Field(default=2 * 1024 * 1024, ge=1024)
@@ -178,7 +181,6 @@ class InterviewSettings(BaseModel):
     sandbox_cpu_seconds: int = Field(default=5, ge=1, le=60)
     sandbox_wall_seconds: float = Field(default=10.0, ge=1.0, le=120.0)
     sandbox_memory_mb: int = Field(default=256, ge=32, le=4096)
-    embeddings_model: str | None = None
 
 
 class Settings(BaseSettings):

@@ -37,6 +37,7 @@ from tutorgraph.api.routes import interview as interview_routes
 from tutorgraph.api.security_headers import SecurityHeadersMiddleware
 from tutorgraph.constructor.publish import load_authored_domains
 from tutorgraph.constructor.state import CHECKPOINT_TYPES
+from tutorgraph.content.embeddings import embedder_from
 from tutorgraph.content.retrieval import SearchIndexes
 from tutorgraph.engines import build_engine
 from tutorgraph.grading.evaluator import Evaluator
@@ -153,7 +154,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(SecurityHeadersMiddleware, hsts=settings.cookies_secure)
     app.state.settings = settings
     app.state.db = database
-    app.state.search = SearchIndexes(settings.index_dir)
+    app.state.search = SearchIndexes(settings.index_dir, embedder=embedder_from(settings.llm))
     app.state.model = model
     app.state.evaluator = Evaluator(model, grading=settings.grading)
     path_planner = PathPlanner(database)

@@ -1,5 +1,12 @@
-"""BM25 retrieval over lesson content and reference KBs: one persisted bm25s index per course,
-rebuilt whenever the course's lessons change."""
+"""Retrieval over lesson content and reference KBs: one persisted bm25s index per course,
+rebuilt whenever the course's lessons change.
+
+With an embeddings model configured (`llm.embeddings_model`), search is hybrid: each chunk's
+embedding is stored beside its BM25 index (`vectors.npy`, with the model's name; course-sized,
+so an exact cosine scan is fast), and the BM25 and vector rankings are fused by reciprocal rank
+(RRF_K). A hit's `score` stays its BM25 score (0 for a passage found by meaning alone), which the
+offline tutor's thresholds read; `fused` orders the hits. If the embeddings endpoint fails, the
+search is BM25 alone and says so in the log."""
 
 from __future__ import annotations
 
@@ -21,6 +28,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from tutorgraph.content.chunking import chunk_markdown
+from tutorgraph.content.embeddings import Embedder
 from tutorgraph.content.notation import with_notation
 from tutorgraph.store.models import LearningPath, Lesson, Module
 
@@ -42,7 +50,8 @@ class IndexedChunk(BaseModel):
 
 
 class SearchHit(IndexedChunk):
-    score: float
+    score: float  # BM25
+    fused: float = 0.0  # the ranking key: the BM25 score, or the hybrid's reciprocal-rank score
 
 
 @dataclass(frozen=True)
@@ -68,6 +77,8 @@ def _index_text(chunk: IndexedChunk) -> str:
 
 
 INDEX_VERSION = "3"  # bump when chunking or indexing changes: every index is rebuilt
+RRF_K = 60  # reciprocal rank fusion: 1 / (RRF_K + rank) from each ranking
+CANDIDATES = 3  # each ranking contributes k * CANDIDATES candidates to the fusion
 
 
 def fingerprint(lessons: Sequence[LessonDoc]) -> str:
@@ -82,6 +93,16 @@ class CourseIndex:
         self.retriever = retriever
         self.chunks = chunks
         self.fingerprint = print_
+        self.vectors: np.ndarray | None = None  # unit rows, one per chunk
+        self.vector_model = ""
+
+    def embed_chunks(self, embedder: Embedder) -> None:
+        """Compute (or keep) the chunks' embeddings for `embedder`'s model."""
+        if self.vector_model == embedder.name or not self.chunks:
+            return
+        raw = np.asarray(embedder.embed([_index_text(c) for c in self.chunks]), dtype=np.float32)
+        self.vectors = _unit(raw)
+        self.vector_model = embedder.name
 
     @classmethod
     def build(cls, course: str, lessons: Sequence[LessonDoc]) -> CourseIndex:
@@ -117,6 +138,9 @@ class CourseIndex:
             self.retriever.save(str(tmp), show_progress=False)
         (tmp / "chunks.json").write_text(json.dumps([c.model_dump() for c in self.chunks]))
         (tmp / "fingerprint").write_text(self.fingerprint)
+        if self.vectors is not None:
+            np.save(tmp / "vectors.npy", self.vectors)
+            (tmp / "vector_model").write_text(self.vector_model)
         shutil.rmtree(directory, ignore_errors=True)
         tmp.rename(directory)
 
@@ -133,29 +157,67 @@ class CourseIndex:
         except (OSError, ValueError) as exc:
             log.warning("index at %s unreadable (%s); it will be rebuilt", directory, exc)
             return None
-        return cls(retriever, chunks, print_)
+        index = cls(retriever, chunks, print_)
+        if (directory / "vectors.npy").is_file():
+            try:
+                vectors = np.load(directory / "vectors.npy", allow_pickle=False)
+                if vectors.shape[0] == len(chunks):
+                    index.vectors = vectors
+                    index.vector_model = (directory / "vector_model").read_text()
+            except (OSError, ValueError) as exc:
+                log.warning("vectors at %s unreadable (%s); they will be rebuilt", directory, exc)
+        return index
 
-    def search(self, query: str, *, k: int, lesson: str | None = None) -> list[SearchHit]:
+    def search(
+        self,
+        query: str,
+        *,
+        k: int,
+        lesson: str | None = None,
+        query_vector: np.ndarray | None = None,
+    ) -> list[SearchHit]:
+        """The best `k` chunks: by BM25, or, given the query's embedding and stored vectors,
+        by the fusion of the BM25 and the vector rankings."""
         if not self.chunks or not query.strip():
-            return []
-        tokens = _tokenize([query])
-        if not tokens.vocab:
             return []
         mask = None
         if lesson is not None:
             mask = np.array([c.lesson == lesson for c in self.chunks], dtype=float)
             if not mask.any():
                 return []
+        hybrid = query_vector is not None and self.vectors is not None
+        bm25 = self._bm25(query, k * CANDIDATES if hybrid else k, mask)
+        if not hybrid:
+            return [self._hit(i, score, score) for i, score in bm25]
+        assert query_vector is not None and self.vectors is not None
+        similarity = self.vectors @ _unit(query_vector.reshape(1, -1))[0]
+        if mask is not None:
+            similarity = np.where(mask > 0, similarity, -np.inf)
+        order = np.argsort(-similarity)[: k * CANDIDATES]
+        by_meaning = [int(i) for i in order if np.isfinite(similarity[i])]
+        fused: dict[int, float] = {}
+        for rank, (index, _score) in enumerate(bm25):
+            fused[index] = fused.get(index, 0.0) + 1.0 / (RRF_K + rank + 1)
+        for rank, index in enumerate(by_meaning):
+            fused[index] = fused.get(index, 0.0) + 1.0 / (RRF_K + rank + 1)
+        lexical = dict(bm25)
+        best = sorted(fused, key=lambda i: -fused[i])[:k]
+        return [self._hit(i, lexical.get(i, 0.0), fused[i]) for i in best]
+
+    def _bm25(self, query: str, k: int, mask: np.ndarray | None) -> list[tuple[int, float]]:
+        tokens = _tokenize([query])
+        if not tokens.vocab:
+            return []
         n = min(k, len(self.chunks))
         ids, scores = self.retriever.retrieve(
             tokens, k=n, show_progress=False, weight_mask=mask, n_threads=0
         )
-        hits = []
-        for index, score in zip(ids[0], scores[0], strict=True):
-            if score <= 0:
-                continue
-            hits.append(SearchHit(**self.chunks[int(index)].model_dump(), score=float(score)))
-        return hits
+        return [
+            (int(i), float(score)) for i, score in zip(ids[0], scores[0], strict=True) if score > 0
+        ]
+
+    def _hit(self, index: int, score: float, fused: float) -> SearchHit:
+        return SearchHit(**self.chunks[index].model_dump(), score=score, fused=fused)
 
     def known(self, term: str) -> bool:
         """Whether a (stemmed) term occurs anywhere in the course."""
@@ -171,8 +233,9 @@ def query_terms(query: str) -> list[str]:
 class SearchIndexes:
     """Per-process cache of course indexes persisted under `index_dir`."""
 
-    def __init__(self, index_dir: Path) -> None:
+    def __init__(self, index_dir: Path, *, embedder: Embedder | None = None) -> None:
         self.index_dir = index_dir
+        self.embedder = embedder
         self._cache: dict[str, CourseIndex] = {}
         self._lock = threading.Lock()
 
@@ -186,12 +249,35 @@ class SearchIndexes:
                 return cached
             directory = self.index_dir / course.slug
             loaded = CourseIndex.load(directory) if directory.exists() else None
-            if loaded is None or loaded.fingerprint != wanted:
+            changed = loaded is None or loaded.fingerprint != wanted
+            if loaded is None or changed:
                 log.info("building search index for course %s", course.slug)
                 loaded = CourseIndex.build(course.slug, lessons)
+            if self.embedder is not None and loaded.vector_model != self.embedder.name:
+                changed = self._embed(loaded, course.slug) or changed
+            if changed:
                 loaded.save(directory)
             self._cache[course.slug] = loaded
             return loaded
+
+    def _embed(self, index: CourseIndex, slug: str) -> bool:
+        assert self.embedder is not None
+        try:
+            index.embed_chunks(self.embedder)
+        except Exception as exc:  # the endpoint is down or refuses: BM25 keeps working
+            log.warning("embeddings for course %s failed (%s): BM25 only", slug, _reason(exc))
+            return False
+        log.info("embedded %d chunks of course %s", len(index.chunks), slug)
+        return True
+
+    def _query_vector(self, query: str) -> np.ndarray | None:
+        if self.embedder is None or not query.strip():
+            return None
+        try:
+            return np.asarray(self.embedder.embed([query])[0], dtype=np.float32)
+        except Exception as exc:
+            log.warning("query embedding failed (%s): BM25 only", _reason(exc))
+            return None
 
     def search(
         self,
@@ -203,11 +289,11 @@ class SearchIndexes:
         k: int = 5,
     ) -> list[SearchHit]:
         hits: list[SearchHit] = []
+        vector = self._query_vector(query) if courses else None
         for course in courses:
-            hits.extend(
-                self.course_index(session=session, course=course).search(query, k=k, lesson=lesson)
-            )
-        hits.sort(key=lambda h: h.score, reverse=True)
+            index = self.course_index(session=session, course=course)
+            hits.extend(index.search(query, k=k, lesson=lesson, query_vector=vector))
+        hits.sort(key=lambda h: h.fused, reverse=True)
         return hits[:k]
 
     def unknown_terms(
@@ -217,6 +303,15 @@ class SearchIndexes:
         much of a question is about something the courses do not teach."""
         indexes = [self.course_index(session=session, course=c) for c in courses]
         return [t for t in query_terms(query) if not any(i.known(t) for i in indexes)]
+
+
+def _unit(rows: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    return rows / np.where(norms == 0, 1.0, norms)
+
+
+def _reason(exc: Exception) -> str:
+    return f"{type(exc).__name__}: {str(exc)[:200]}"
 
 
 def lesson_docs(*, session: Session, course_id: int) -> list[LessonDoc]:

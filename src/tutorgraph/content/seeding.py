@@ -8,6 +8,7 @@ from pathlib import Path
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from tutorgraph.content.embeddings import embedder_from
 from tutorgraph.content.manifest import LoadedCourse, LoadedLesson, discover_courses, load_course
 from tutorgraph.content.retrieval import SearchIndexes
 from tutorgraph.settings import Settings
@@ -45,7 +46,7 @@ def seed_database(settings: Settings) -> tuple[SeedReport, dict[str, int]]:
     try:
         with database.session() as session:
             report = seed_content(session=session, content_dir=settings.content_dir)
-        indexes = SearchIndexes(settings.index_dir)
+        indexes = SearchIndexes(settings.index_dir, embedder=embedder_from(settings.llm))
         chunks: dict[str, int] = {}
         with database.session() as session:
             for course in session.scalars(select(LearningPath)):

@@ -1,6 +1,6 @@
-"""Question similarity by embeddings (dedup's third layer when `interview.embeddings_model` is
-set): the cosine of two questions' embeddings from the model server's `/embeddings` endpoint,
-each question embedded once per process."""
+"""Question similarity by embeddings (dedup's third layer when `llm.embeddings_model` is set):
+the cosine of two questions' embeddings from the model server's `/embeddings` endpoint, each
+question embedded once per process."""
 
 from __future__ import annotations
 
@@ -43,9 +43,9 @@ def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
 
 
 def embedding_similarity(settings: Settings) -> EmbeddingSimilarity | None:
-    """Embeddings on the configured model server when `interview.embeddings_model` is set and
+    """Embeddings on the configured model server when `llm.embeddings_model` is set and
     the engine is `openai`; None (word overlap) otherwise."""
-    model = settings.interview.embeddings_model
+    model = settings.llm.embeddings_model
     if not model or settings.llm.engine != "openai":
         return None
     return EmbeddingSimilarity(make_client(settings.llm), model)

@@ -277,6 +277,25 @@ def _finish_reason(reason: str | None) -> FinishReason:
 
 
 def make_client(settings: LLMSettings) -> openai.AsyncOpenAI:
+    return openai.AsyncOpenAI(
+        api_key=_api_key(settings),
+        base_url=settings.base_url,
+        timeout=settings.timeout_seconds,
+        max_retries=0,
+    )
+
+
+def make_sync_client(settings: LLMSettings) -> openai.OpenAI:
+    """A blocking client, for callers already on a worker thread (search indexing)."""
+    return openai.OpenAI(
+        api_key=_api_key(settings),
+        base_url=settings.base_url,
+        timeout=settings.timeout_seconds,
+        max_retries=settings.max_attempts - 1,
+    )
+
+
+def _api_key(settings: LLMSettings) -> str:
     key = settings.api_key.get_secret_value() if settings.api_key is not None else ""
     host = urlsplit(settings.base_url).hostname or ""
     if not key and host in _KEYED_HOSTS:
@@ -284,9 +303,4 @@ def make_client(settings: LLMSettings) -> openai.AsyncOpenAI:
             f"llm.api_key: {settings.base_url} needs an API key: set TUTORGRAPH_LLM_API_KEY "
             "(or point TUTORGRAPH_LLM_BASE_URL at a local server)"
         )
-    return openai.AsyncOpenAI(
-        api_key=key or NO_KEY,
-        base_url=settings.base_url,
-        timeout=settings.timeout_seconds,
-        max_retries=0,
-    )
+    return key or NO_KEY
