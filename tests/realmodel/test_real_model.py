@@ -125,3 +125,22 @@ async def test_a_tutor_turn_runs_through_the_agent_loop(real_llm: LLMSettings) -
         ]
     text = "".join(e.delta for e in events if isinstance(e, TextDelta))
     assert text.strip()
+
+
+async def test_an_interview_turn_on_a_real_model(real_llm: LLMSettings) -> None:
+    """The interviewer's structured outputs (its lines, the intent) from a real server; whatever
+    a 135M model writes, the interview moves on and never shows an empty line."""
+    from tests.interview.harness import GOOD, Harness
+
+    engine = FallbackModel(OpenAIEngine(real_llm), offline_engine())
+    h = Harness(model=engine)
+    try:
+        state = await h.start()
+        state = await h.answer(GOOD)
+    finally:
+        await engine.aclose()
+    lines = [m for m in state["conversation_history"] if m["role"] == "interviewer"]
+    assert [m["node"] for m in lines][:2] == ["greeting", "question"]
+    assert all(m["text"].strip() for m in lines)
+    assert len(state["questions_asked"]) >= 2 and await h.waiting()
+    assert state["detected_intents"] and 0.0 <= state["detected_intents"][-1]["confidence"] <= 1
