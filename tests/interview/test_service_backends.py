@@ -16,7 +16,7 @@ from tutorgraph.settings import Settings
 from tutorgraph.store import users
 from tutorgraph.store.checkpoints import open_checkpointer
 from tutorgraph.store.db import Database
-from tutorgraph.store.models import EvaluationEvent, Interview
+from tutorgraph.store.models import ConceptMastery, EvaluationEvent, Interview
 
 
 async def test_an_interview_on_each_backend(any_settings: Settings, database: Database) -> None:
@@ -47,6 +47,8 @@ async def test_an_interview_on_each_backend(any_settings: Settings, database: Da
                 select(EvaluationEvent).where(EvaluationEvent.user_id == ann)
             ).all()
             assert events and all(e.payload["source"]["kind"] == "interview" for e in events)
+            known = {row.concept for row in session.scalars(select(ConceptMastery))}
+            assert {e.concept for e in events} <= known  # the knowledge graph has them
         thread = f"interview-{view.id}"
         assert (await checkpointer.aget_tuple({"configurable": {"thread_id": thread}})) is not None
         await service.delete_resume(resume_id=resume.id, user_id=ann)

@@ -26,6 +26,7 @@ from sqlalchemy.orm import Session
 from tutorgraph import observability
 from tutorgraph.content.extract import ExtractionError, ExtractionLimits, extract_isolated
 from tutorgraph.errors import ConflictError, InputError, NotFoundError, UnavailableError
+from tutorgraph.grading import mastery
 from tutorgraph.grading.decision import decide as path_decision
 from tutorgraph.grading.events import EVENT_TEXT_CHARS, store_event
 from tutorgraph.interview import sandbox, signals
@@ -479,8 +480,9 @@ class InterviewService:
 def _into_learning_loop(
     session: Session, user_id: int, interview_id: str, values: InterviewState
 ) -> None:
-    """Each graded technical answer is an evaluation event of its knowledge-base topic (so it
-    moves the learner's mastery and knowledge graph), and the topics answered below half are
+    """Each graded technical answer moves the learner's mastery of its knowledge-base topic (the
+    knowledge graph on the progress page) and is an evaluation event of it (the evidence, the
+    misconception ledger, the path planner's next step); the topics answered below half are
     scheduled for review."""
     records = {q["id"]: q for q in values["questions_asked"]}
     weak: list[str] = []
@@ -490,6 +492,7 @@ def _into_learning_loop(
         if record is None or score is None or not record.get("topic_id"):
             continue
         topic = str(record["topic_id"])
+        mastery.record_score(session=session, user_id=user_id, concept=topic, score=float(score))
         store_event(
             session,
             user_id=user_id,
