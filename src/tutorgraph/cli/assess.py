@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-import yaml
 from rich.console import Console, Group
 from rich.markdown import Markdown
 from rich.markup import escape
@@ -23,6 +22,7 @@ from rich.table import Table
 
 from tutorgraph.assessment.gaps import percent
 from tutorgraph.assessment.service import AssessmentReport, AssessmentService, AssessmentView
+from tutorgraph.cli._answers import next_answer, read_answers
 from tutorgraph.cli._console import console, err_console
 from tutorgraph.engines import build_engine
 from tutorgraph.errors import InputError, NotFoundError
@@ -55,7 +55,7 @@ def assess(
     ] = False,
 ) -> None:
     """Run an adaptive skill assessment: questions, then readiness, gaps and a learning plan."""
-    scripted = _read_answers(answers) if answers is not None else None
+    scripted = read_answers(answers) if answers is not None else None
     out = err_console if as_json else console
     settings = load_settings()
     view = asyncio.run(_run(settings, out, domain, level, resume, user, scripted))
@@ -72,18 +72,6 @@ def assess(
         sys.stdout.write(view.report.model_dump_json(indent=2) + "\n")
     else:
         show_report(console, view.report)
-
-
-def _read_answers(path: Path) -> deque[str]:
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))  # JSON is YAML too
-    except OSError as exc:
-        raise InputError(f"--answers: cannot read {path}: {exc.strerror}") from exc
-    except yaml.YAMLError as exc:
-        raise InputError(f"--answers: {path} is not valid YAML or JSON: {exc}") from exc
-    if not isinstance(raw, list) or not all(isinstance(a, str | int | float) for a in raw):
-        raise InputError(f"--answers: {path} must hold a list of answers (strings)")
-    return deque(str(a) for a in raw)
 
 
 async def _run(
@@ -114,7 +102,7 @@ async def _run(
             while view.report is None:
                 if view.interrupt is not None:
                     show_question(out, view)
-                    answer = _next_answer(out, scripted)
+                    answer = next_answer(out, scripted)
                     if answer is None:
                         return view
                 else:
@@ -142,30 +130,6 @@ def _check_database(database: Database, email: str | None) -> int | None:
         if account is None:
             raise NotFoundError(f"--user: no account with email {email}")
         return account.id
-
-
-def _next_answer(out: Console, scripted: deque[str] | None) -> str | None:
-    if scripted is not None:
-        if not scripted:
-            out.print("[yellow]The answers file has no more answers.[/]")
-            return None
-        answer = scripted.popleft()
-        out.print(Panel(escape(answer) or "(empty answer)", title="Answer", border_style="dim"))
-        return answer
-    out.print("[dim]Your answer (end with an empty line; Ctrl-D to stop and resume later):[/]")
-    lines: list[str] = []
-    try:
-        while True:
-            line = out.input("> " if not lines else "  ")
-            if not line.strip():
-                if lines:
-                    break
-                continue
-            lines.append(line)
-    except (EOFError, KeyboardInterrupt):
-        out.print()
-        return None
-    return "\n".join(lines)
 
 
 def show_question(out: Console, view: AssessmentView) -> None:

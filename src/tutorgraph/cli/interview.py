@@ -20,8 +20,8 @@ from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 
+from tutorgraph.cli._answers import next_answer, read_answers
 from tutorgraph.cli._console import console, err_console
-from tutorgraph.cli.assess import _read_answers
 from tutorgraph.engines import build_engine
 from tutorgraph.errors import InputError
 from tutorgraph.grading.evaluator import Evaluator
@@ -57,7 +57,7 @@ def interview(
         data = resume.read_bytes()
     except OSError as exc:
         raise InputError(f"--resume: cannot read {resume}: {exc.strerror}") from exc
-    scripted = _read_answers(answers) if answers is not None else None
+    scripted = read_answers(answers) if answers is not None else None
     out = err_console if as_json else console
     view = asyncio.run(_run(load_settings(), out, resume.name, data, role, level, scripted))
     if as_json:
@@ -95,7 +95,13 @@ async def _run(
             shown = 0
             while view.status != "complete":
                 shown = _show_new(out, view, shown)
-                answer = _next_answer(out, scripted)
+                answer = next_answer(
+                    out,
+                    scripted,
+                    title="You",
+                    exhausted="The answers file has no more answers: ending the interview.",
+                    on_ctrl_d="ends the interview",
+                )
                 if answer is None:
                     view = await service.end(interview_id=view.id, user_id=None)
                     break
@@ -117,30 +123,6 @@ def _show_new(out: Console, view: InterviewView, shown: int) -> int:
         if message.role == "interviewer":
             out.print(Panel(escape(message.text), title="Interviewer", border_style="cyan"))
     return len(view.messages)
-
-
-def _next_answer(out: Console, scripted: deque[str] | None) -> str | None:
-    if scripted is not None:
-        if not scripted:
-            out.print("[yellow]The answers file has no more answers: ending the interview.[/]")
-            return None
-        answer = scripted.popleft()
-        out.print(Panel(escape(answer) or "(empty answer)", title="You", border_style="dim"))
-        return answer
-    out.print("[dim]Your answer (end with an empty line; Ctrl-D ends the interview):[/]")
-    lines: list[str] = []
-    try:
-        while True:
-            line = out.input("> " if not lines else "  ")
-            if not line.strip():
-                if lines:
-                    break
-                continue
-            lines.append(line)
-    except (EOFError, KeyboardInterrupt):
-        out.print()
-        return None
-    return "\n".join(lines)
 
 
 def show_scorecard(out: Console, view: InterviewView) -> None:
