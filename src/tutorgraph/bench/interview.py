@@ -277,14 +277,12 @@ async def _interview(
     candidate = Candidate(persona, pool, rng)
     turn_ms: list[float] = []
     orchestration_ms: list[float] = []
-    coverage_at_evaluation = None
     for _ in range(MAX_TURNS):
         if view.status == "complete":
             break
         if persona == "failing_code":
             await service.run_code(interview_id=view.id, user_id=None, code=rng.choice(FAILING))
         text = candidate.answer(view.current_question or "")
-        coverage_at_evaluation = view.coverage
         model.seconds = 0.0
         started = time.perf_counter()
         view = await service.answer(interview_id=view.id, user_id=None, text=text)
@@ -295,9 +293,8 @@ async def _interview(
         await service.graph.aget_state({"configurable": {"thread_id": f"interview-{view.id}"}})
     ).values
     questions = list(state["questions_asked"])
-    covered = coverage_at_evaluation or view.coverage
-    final = view.coverage  # the last question may have explored one more anchor
-    coverage = max(covered.explored, final.explored) / final.total if final.total else 1.0
+    final = view.coverage  # the evaluation and closing ask nothing: this is coverage before them
+    coverage = final.explored / final.total if final.total else 1.0
     return Run(
         resume=path.name,
         persona=persona,

@@ -45,11 +45,14 @@ def build_decision_context(state: InterviewState, *, now: float) -> DecisionCont
     request = state["active_user_request"]
     testable = planner.testable_skills(state["resume_structured"])
     due = max(0, planner.TECHNICAL_QUESTIONS - technical_asked(state)) if testable else 0
-    technical_left = any(
-        True
-        for _ in planner.technical_targets(
-            state["resume_structured"], state["level"], state["questions_asked"]
+    technical_left = (
+        next(
+            planner.technical_targets(
+                state["resume_structured"], state["level"], state["questions_asked"]
+            ),
+            None,
         )
+        is not None
     )
     answers = state["answers"]
     last = answers[-1] if answers else None
@@ -69,7 +72,7 @@ def build_decision_context(state: InterviewState, *, now: float) -> DecisionCont
         questions_asked=len(primary_questions(state)),
         max_questions=state["max_questions"],
         anchors_total=len(exploration),
-        anchors_explored=sum(1 for a in exploration.values() if a["aspects_covered"]),
+        anchors_explored=planner.explored_anchors(exploration),
         resume_left=planner.resume_left(exploration, state["skipped_anchors"]),
         technical_due=due,
         technical_left=technical_left,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 from datetime import UTC, datetime
+from itertools import islice
 from typing import Any, cast
 
 from langgraph.runtime import Runtime
@@ -78,10 +79,8 @@ def initialize(state: InterviewInput) -> Update:
 def user_input(state: InterviewState, runtime: Ctx) -> Update:
     """Wait for the candidate (an interrupt); record the answer and its quality."""
     value = interrupt({"type": "interview", "question": state["current_question"]})
-    text, kind, sandbox = _input(value)
+    text, kind = _input(value)
     update: Update = {}
-    if sandbox is not None:
-        update["sandbox"] = sandbox
     if kind == "join":
         return update
     if kind == "end":  # the candidate pressed "End interview": a stop request, not an answer
@@ -205,7 +204,6 @@ async def question(state: InterviewState, runtime: Ctx) -> Update:
     aspect; each candidate is worded, then cleared by the dedup layers before it is asked."""
     request = state["active_user_request"]
     wants_technical = request is not None and request["type"] == "technical_assessment"
-    asked = state["questions_asked"]
     if wants_technical or _technical_due(state):
         asked_record = await _technical_question(state, runtime, fallback=wants_technical)
         if asked_record is not None:
@@ -218,7 +216,6 @@ async def question(state: InterviewState, runtime: Ctx) -> Update:
         record = _record(state, text, "followup", None, None)
         return _asked(state, record, phase=state["phase"])
     phase = "technical" if record["source"] == "knowledge_base" else "exploration"
-    del asked
     return _asked(state, record, phase=phase)
 
 
@@ -382,12 +379,11 @@ async def closing(state: InterviewState, runtime: Ctx) -> Update:
 # --- helpers -------------------------------------------------------------------------------------
 
 
-def _input(value: object) -> tuple[str, str, Any]:
+def _input(value: object) -> tuple[str, str]:
+    """What resumed the wait: (text, kind), kind being answer, join or end."""
     if isinstance(value, dict):
-        text = str(value.get("text", ""))
-        kind = str(value.get("kind", "answer"))
-        return text, kind, value.get("sandbox")
-    return str(value), "answer", None
+        return str(value.get("text", "")), str(value.get("kind", "answer"))
+    return str(value), "answer"
 
 
 def _technical_due(state: InterviewState) -> bool:
@@ -395,7 +391,7 @@ def _technical_due(state: InterviewState) -> bool:
     if not planner.testable_skills(resume) or technical_asked(state) >= planner.TECHNICAL_QUESTIONS:
         return False
     exploration = state["resume_exploration"]
-    explored = sum(1 for a in exploration.values() if a["aspects_covered"])
+    explored = planner.explored_anchors(exploration)
     coverage = explored / len(exploration) if exploration else 1.0
     in_progress = state["phase"] == "technical"
     left = planner.resume_left(exploration, state["skipped_anchors"])
@@ -408,9 +404,7 @@ async def _technical_question(
     targets = planner.technical_targets(
         state["resume_structured"], state["level"], state["questions_asked"], fallback=fallback
     )
-    for attempt, target in enumerate(targets):
-        if attempt >= MAX_ATTEMPTS:
-            break
+    for target in islice(targets, MAX_ATTEMPTS):
         text = await agents.say(
             runtime.context.model,
             UtteranceRequest(
@@ -452,9 +446,7 @@ async def _resume_question(state: InterviewState, runtime: Ctx) -> QuestionRecor
         avoid=current["resume_anchor"] if current else None,
     )
     recent = [q["text"] for q in state["questions_asked"][-8:]]
-    for attempt, target in enumerate(targets):
-        if attempt >= MAX_ATTEMPTS:
-            break
+    for attempt, target in enumerate(islice(targets, MAX_ATTEMPTS)):
         text = await agents.say(
             runtime.context.model,
             UtteranceRequest(

@@ -99,6 +99,11 @@ def resume_targets(
             )
 
 
+def explored_anchors(exploration: dict[str, ResumeExploration]) -> int:
+    """How many anchors have had at least one aspect asked about (coverage's numerator)."""
+    return sum(1 for a in exploration.values() if a["aspects_covered"])
+
+
 def resume_left(exploration: dict[str, ResumeExploration], skipped: Sequence[str]) -> bool:
     return any(
         a["anchor_id"] not in skipped

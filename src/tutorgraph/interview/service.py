@@ -32,6 +32,7 @@ from tutorgraph.grading.events import EVENT_TEXT_CHARS, store_event
 from tutorgraph.interview import sandbox, signals
 from tutorgraph.interview.context import InterviewContext
 from tutorgraph.interview.graph import compile_graph
+from tutorgraph.interview.planner import explored_anchors
 from tutorgraph.interview.resume import anchors, parse_resume
 from tutorgraph.interview.state import InterviewInput, InterviewState, Scorecard, Submission
 from tutorgraph.knowledge import TARGET_LEVELS, TargetLevel
@@ -265,7 +266,7 @@ class InterviewService:
                 context=self.context,
                 durability=DURABILITY,
             )
-            return await self._sync(row.id)
+            return await self._sync(row)
 
     async def answer(self, *, interview_id: str, user_id: int | None, text: str) -> InterviewView:
         async for _ in self.answer_stream(interview_id=interview_id, user_id=user_id, text=text):
@@ -299,7 +300,7 @@ class InterviewService:
                 for node in update:
                     if not node.startswith("__"):
                         yield node
-            await self._sync(row.id)
+            await self._sync(row)
 
     async def end(self, *, interview_id: str, user_id: int | None) -> InterviewView:
         """The candidate ends the interview: the evaluation and closing run now."""
@@ -317,7 +318,7 @@ class InterviewService:
                     context=self.context,
                     durability=DURABILITY,
                 )
-            return await self._sync(row.id)
+            return await self._sync(row)
 
     async def run_code(self, *, interview_id: str, user_id: int | None, code: str) -> CodeRun:
         """Run the candidate's code in the sandbox; the run becomes a sandbox signal."""
@@ -371,7 +372,7 @@ class InterviewService:
         if row.status != "complete":
             async with self._lock(row.id):
                 if await self._finish_cut_off(row):
-                    return await self._sync(row.id)
+                    return await self._sync(row)
         snapshot = await self.graph.aget_state(_config(row))
         return _view(row, cast(InterviewState, snapshot.values), now=self.context.clock())
 
@@ -436,38 +437,27 @@ class InterviewService:
             session.flush()
             return resume, row
 
-    async def _sync(self, interview_id: str) -> InterviewView:
+    async def _sync(self, row: Interview) -> InterviewView:
         """Record the graph's progress on the row; a finished interview feeds the learning loop."""
 
         def save(values: InterviewState, done: bool) -> Interview:
             with self.database.session() as session:
-                row = session.get(Interview, interview_id)
-                if row is None:
-                    raise NotFoundError(f"no interview {interview_id}")
-                row.updated_at = utcnow()
-                if done and row.status != "complete":
-                    row.status = "complete"
-                    row.scorecard = dict(values["scorecard"] or {})
-                    if row.user_id is not None:
-                        _into_learning_loop(session, row.user_id, row.id, values)
-                return row
+                fresh = session.get(Interview, row.id)
+                if fresh is None:
+                    raise NotFoundError(f"no interview {row.id}")
+                fresh.updated_at = utcnow()
+                if done and fresh.status != "complete":
+                    fresh.status = "complete"
+                    fresh.scorecard = dict(values["scorecard"] or {})
+                    if fresh.user_id is not None:
+                        _into_learning_loop(session, fresh.user_id, fresh.id, values)
+                return fresh
 
-        row = await self._row_any(interview_id)
         snapshot = await self.graph.aget_state(_config(row))
         values = cast(InterviewState, snapshot.values)
         done = not snapshot.next and values.get("scorecard") is not None
         row = await anyio.to_thread.run_sync(save, values, done)
         return _view(row, values, now=self.context.clock())
-
-    async def _row_any(self, interview_id: str) -> Interview:
-        def load() -> Interview:
-            with self.database.session() as session:
-                row = session.get(Interview, interview_id)
-                if row is None:
-                    raise NotFoundError(f"no interview {interview_id}")
-                return row
-
-        return await anyio.to_thread.run_sync(load)
 
     def _lock(self, key: str) -> asyncio.Lock:
         lock = self._locks.get(key)
@@ -578,7 +568,7 @@ def _view(row: Interview, values: InterviewState, *, now: float) -> InterviewVie
         messages=[MessageView(**m) for m in values.get("conversation_history", [])],
         current_question=values.get("current_question"),
         coverage=Coverage(
-            explored=sum(1 for a in exploration.values() if a["aspects_covered"]),
+            explored=explored_anchors(exploration),
             total=len(exploration),
         ),
         sandbox=SandboxView(
