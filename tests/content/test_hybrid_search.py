@@ -47,7 +47,11 @@ class ConceptEmbedder:
 class BrokenEmbedder:
     name = "broken"
 
+    def __init__(self) -> None:
+        self.calls = 0
+
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        self.calls += 1
         raise ConnectionError("the embeddings server is down")
 
 
@@ -89,11 +93,13 @@ def test_a_failing_embeddings_endpoint_leaves_bm25_working(
     database: Database, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     course = seeded(database, tmp_path)
+    broken = BrokenEmbedder()
+    indexes = SearchIndexes(tmp_path / "i", embedder=broken)
     with database.session() as session:
-        hits = SearchIndexes(tmp_path / "i", embedder=BrokenEmbedder()).search(
-            session=session, query="divide by sqrt", courses=[course], k=3
-        )
+        hits = indexes.search(session=session, query="divide by sqrt", courses=[course], k=3)
+        again = indexes.search(session=session, query="queries meet keys", courses=[course])
     assert hits and hits[0].heading_path == ["Scaling"] and hits[0].score > 0
+    assert again and broken.calls == 1  # a down endpoint is not asked again on every search
     assert "BM25 only" in caplog.text
     assert not (tmp_path / "i" / "demo" / "vectors.npy").exists()
 

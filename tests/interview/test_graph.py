@@ -240,20 +240,21 @@ async def test_the_interviewer_lines_come_from_the_resume() -> None:
 
 
 async def test_with_embeddings_configured_dedup_asks_the_model_server(fake_openai: Any) -> None:
-    import openai
-
+    from tutorgraph.content.embeddings import OpenAIEmbedder
     from tutorgraph.interview.embeddings import EmbeddingSimilarity
+    from tutorgraph.settings import LLMSettings
 
-    client = openai.AsyncOpenAI(api_key="x", base_url=fake_openai.base_url, max_retries=0)
+    settings = LLMSettings(engine="openai", base_url=fake_openai.base_url, api_key="x")
+    embedder = OpenAIEmbedder(settings, "embed-small")
     model = RewordingModel()
     h = Harness(model=model)  # type: ignore[arg-type]
-    h.similarity = EmbeddingSimilarity(client, "embed-small")
+    h.similarity = EmbeddingSimilarity(embedder)
     try:
         state = await h.start()
         first = state["questions_asked"][0]["text"]
         state = await h.answer(GOOD)
     finally:
-        await client.close()
+        embedder.client.close()
     assert f"So, {first.lower()}" not in [q["text"] for q in state["questions_asked"]]
     assert model.resume_calls == 3
     embedded = [r for r in fake_openai.requests if r.get("model") == "embed-small"]

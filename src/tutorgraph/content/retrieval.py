@@ -15,6 +15,7 @@ import json
 import logging
 import shutil
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -79,6 +80,7 @@ def _index_text(chunk: IndexedChunk) -> str:
 INDEX_VERSION = "3"  # bump when chunking or indexing changes: every index is rebuilt
 RRF_K = 60  # reciprocal rank fusion: 1 / (RRF_K + rank) from each ranking
 CANDIDATES = 3  # each ranking contributes k * CANDIDATES candidates to the fusion
+EMBED_RETRY_SECONDS = 300.0  # after embedding a course failed, BM25 alone until then
 
 
 def fingerprint(lessons: Sequence[LessonDoc]) -> str:
@@ -238,6 +240,7 @@ class SearchIndexes:
         self.embedder = embedder
         self._cache: dict[str, CourseIndex] = {}
         self._lock = threading.Lock()
+        self._embed_failed: dict[str, float] = {}  # course slug -> when embedding it failed
 
     def course_index(self, *, session: Session, course: LearningPath) -> CourseIndex:
         """The course's index, loaded from disk or rebuilt if the lessons changed."""
@@ -253,12 +256,20 @@ class SearchIndexes:
             if loaded is None or changed:
                 log.info("building search index for course %s", course.slug)
                 loaded = CourseIndex.build(course.slug, lessons)
-            if self.embedder is not None and loaded.vector_model != self.embedder.name:
+            if self._should_embed(loaded, course.slug):
                 changed = self._embed(loaded, course.slug) or changed
             if changed:
                 loaded.save(directory)
             self._cache[course.slug] = loaded
             return loaded
+
+    def _should_embed(self, index: CourseIndex, slug: str) -> bool:
+        """Whether the index lacks this embedder's vectors and no recent attempt failed (a
+        down endpoint is not asked again on every search)."""
+        if self.embedder is None or index.vector_model == self.embedder.name:
+            return False
+        failed = self._embed_failed.get(slug)
+        return failed is None or time.monotonic() - failed >= EMBED_RETRY_SECONDS
 
     def _embed(self, index: CourseIndex, slug: str) -> bool:
         assert self.embedder is not None
@@ -266,7 +277,9 @@ class SearchIndexes:
             index.embed_chunks(self.embedder)
         except Exception as exc:  # the endpoint is down or refuses: BM25 keeps working
             log.warning("embeddings for course %s failed (%s): BM25 only", slug, _reason(exc))
+            self._embed_failed[slug] = time.monotonic()
             return False
+        self._embed_failed.pop(slug, None)
         log.info("embedded %d chunks of course %s", len(index.chunks), slug)
         return True
 
@@ -288,10 +301,12 @@ class SearchIndexes:
         lesson: str | None = None,
         k: int = 5,
     ) -> list[SearchHit]:
+        indexes = [self.course_index(session=session, course=course) for course in courses]
+        # The query is embedded only when some course in scope has vectors to compare it with.
+        hybrid = any(index.vectors is not None for index in indexes)
+        vector = self._query_vector(query) if hybrid else None
         hits: list[SearchHit] = []
-        vector = self._query_vector(query) if courses else None
-        for course in courses:
-            index = self.course_index(session=session, course=course)
+        for index in indexes:
             hits.extend(index.search(query, k=k, lesson=lesson, query_vector=vector))
         hits.sort(key=lambda h: h.fused, reverse=True)
         return hits[:k]

@@ -1,37 +1,33 @@
 """Question similarity by embeddings (dedup's third layer when `llm.embeddings_model` is set):
-the cosine of two questions' embeddings from the model server's `/embeddings` endpoint, each
+the cosine of two questions' embeddings, from the same embedder course search uses, each
 question embedded once per process."""
 
 from __future__ import annotations
 
-import logging
 import math
 from collections.abc import Sequence
 
-import openai
+import anyio
 
-from tutorgraph.llm.openai_engine import make_client
+from tutorgraph.content.embeddings import Embedder, embedder_from
 from tutorgraph.settings import Settings
 
-log = logging.getLogger(__name__)
 MAX_CACHED = 4096
 
 
 class EmbeddingSimilarity:
-    def __init__(self, client: openai.AsyncOpenAI, model: str) -> None:
-        self.client = client
-        self.model = model
+    def __init__(self, embedder: Embedder) -> None:
+        self.embedder = embedder
         self._vectors: dict[str, list[float]] = {}
 
     async def scores(self, text: str, others: Sequence[str]) -> list[float]:
         """The cosine between `text` and each of `others`."""
         wanted = [t for t in dict.fromkeys([text, *others]) if t not in self._vectors]
         if wanted:
-            response = await self.client.embeddings.create(model=self.model, input=wanted)
+            vectors = await anyio.to_thread.run_sync(self.embedder.embed, wanted)
             if len(self._vectors) > MAX_CACHED:
                 self._vectors.clear()
-            for item, vector in zip(wanted, response.data, strict=True):
-                self._vectors[item] = list(vector.embedding)
+            self._vectors.update(zip(wanted, vectors, strict=True))
         mine = self._vectors[text]
         return [_cosine(mine, self._vectors[other]) for other in others]
 
@@ -43,9 +39,7 @@ def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
 
 
 def embedding_similarity(settings: Settings) -> EmbeddingSimilarity | None:
-    """Embeddings on the configured model server when `llm.embeddings_model` is set and
-    the engine is `openai`; None (word overlap) otherwise."""
-    model = settings.llm.embeddings_model
-    if not model or settings.llm.engine != "openai":
-        return None
-    return EmbeddingSimilarity(make_client(settings.llm), model)
+    """Embeddings on the configured model server when `llm.embeddings_model` is set and the
+    engine is `openai`; None (word overlap) otherwise."""
+    embedder = embedder_from(settings.llm)
+    return EmbeddingSimilarity(embedder) if embedder is not None else None

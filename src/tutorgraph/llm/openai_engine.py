@@ -58,7 +58,7 @@ class OpenAIEngine:
         self.settings = settings
         self._policy = RetryPolicy.from_settings(settings)
         self._owns_client = client is None
-        self._client = client if client is not None else make_client(settings)
+        self._client = client if client is not None else _make_client(settings)
         self._json_schema_supported = True
 
     async def aclose(self) -> None:
@@ -276,7 +276,7 @@ def _finish_reason(reason: str | None) -> FinishReason:
     return "length" if reason == "length" else "stop"
 
 
-def make_client(settings: LLMSettings) -> openai.AsyncOpenAI:
+def _make_client(settings: LLMSettings) -> openai.AsyncOpenAI:
     return openai.AsyncOpenAI(
         api_key=_api_key(settings),
         base_url=settings.base_url,
