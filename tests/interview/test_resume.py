@@ -63,3 +63,22 @@ def test_a_pdf_resume_keeps_its_lines() -> None:
         "Software Engineer, Northwind Retail",
     ]
     assert "FastAPI" in resume["skills"]
+
+
+def test_headings_below_a_section_are_entries_and_setext_underlines_are_not() -> None:
+    resume = parse_resume(
+        "Marta Kowalski\n==============\n\nEXPERIENCE\n----------\n\n"
+        "**Backend Engineer, TicketHive** — Sep 2018 – Mar 2021\n\n- Built REST APIs.\n\n"
+        "## Projects\n\n### Sign Language Classifier\n*PyTorch, MediaPipe* · Fall 2024\n"
+        "- 94% test accuracy.\n\n### Full-Stack Booking Tool\n- Django and React.\n\n"
+        "## Skills\nPython, Django\n"
+    )
+    assert resume["name"] == "Marta Kowalski"
+    assert [j["title"] for j in resume["experience"]] == ["Backend Engineer, TicketHive"]
+    # "Language" and "Stack" would name sections; under "## Projects" they name projects.
+    assert [p["name"] for p in resume["projects"]] == [
+        "Sign Language Classifier",
+        "Full-Stack Booking Tool",
+    ]
+    assert resume["projects"][0]["text"].startswith("PyTorch, MediaPipe")  # a detail, not the name
+    assert resume["skills"] == ["Python", "Django"]

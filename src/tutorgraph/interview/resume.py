@@ -40,6 +40,7 @@ _DATES = re.compile(
     re.IGNORECASE,
 )
 _INLINE_SECTION = re.compile(r"^\s*[*_]*([A-Za-z &/]{3,30}?)[*_]*\s*:[*_]*\s+(\S.*)$")
+_RULE = re.compile(r"^\s*(?:[=_*]{3,}|-{3,})\s*$")
 _NAMED_ITEM = re.compile(r"^(.{2,60}?)(?:\s+[-–—|]\s+|:\s+)(.+)$")
 _SKILL_SPLIT = re.compile(r"\s*(?:[,;|·•/]|\band\b)\s*")
 
@@ -69,8 +70,9 @@ def parse_resume(text: str) -> ResumeStructured:
     name = ""
     sections: dict[str, list[str]] = {key: [] for key in (*SECTION_WORDS, "other", "top")}
     current = "top"
+    section_level: int | None = None  # the Markdown level of section headings ("## Projects")
     for line in lines:
-        if not line.strip():
+        if not line.strip() or _RULE.match(line):  # a setext underline or a rule
             sections[current].append("")
             continue
         inline = _INLINE_SECTION.match(line)
@@ -82,10 +84,17 @@ def parse_resume(text: str) -> ResumeStructured:
             name = re.split(r"\s+[—–|-]\s+|,", _clean(line.lstrip("# ")))[0]
             continue
         heading = _heading(line)
-        if heading is not None:
+        marks = re.match(r"^\s*(#{1,6})\s", line)
+        level = len(marks.group(1)) if marks else None
+        # Below a section's level, a heading names an entry ("### Loop & Thread — Full-Stack
+        # Developer" under "## Work Experience"), whatever words it holds.
+        deeper = level is not None and section_level is not None and level > section_level
+        if heading is not None and not deeper:
             kind = _section_kind(heading)
             if kind is not None:
                 current = kind
+                if level is not None and section_level is None:
+                    section_level = level
                 continue
             if not name and current == "top":
                 name = heading
@@ -214,11 +223,12 @@ def _section_kind(heading: str) -> str | None:
 
 
 def _entries(lines: list[str]) -> list[tuple[str, str]]:
-    """(title, text) per entry: a short line that is not a bullet names an entry (a second one
-    right below it, such as the employer or the dates, joins the name); bullets and sentences
-    below it are its text. In a list of bullets with no titles, a bullet shaped "Name - what it
-    is" (or "Name: ...") is an entry of its own; indented lines continue the line above."""
-    entries: list[tuple[str, list[str], bool]] = []  # title, text, opened by a bullet
+    """(title, text) per entry. A Markdown heading, or a short line that is not a bullet, names
+    an entry; right below a short-line name, a second short line (the employer, the dates) joins
+    it, while below a heading it is the entry's first detail. Bullets and sentences are the text.
+    In a list with no titles, a bullet or a paragraph shaped "Name - what it is" (or "Name: ...")
+    is an entry of its own; indented lines continue the line above."""
+    entries: list[tuple[str, list[str], str]] = []  # title, text, opened by: heading/line/bullet
     for line in lines:
         if not line.strip():
             continue
@@ -228,21 +238,31 @@ def _entries(lines: list[str]) -> list[tuple[str, str]]:
         if entries and not sub and not bullet and line[:1].isspace() and entries[-1][1]:
             entries[-1][1][-1] += " " + text  # a wrapped line
             continue
-        if sub or (not bullet and _titleish(line)):
-            if entries and not entries[-1][1] and not sub:
-                extra = _title(text)  # empty for a line of dates
-                if extra:
-                    entries[-1] = (f"{entries[-1][0]}, {extra}", [], False)
-            else:
-                entries.append((_title(text) or text, [], False))
+        if sub:
+            entries.append((_title(text) or text, [], "heading"))
             continue
-        named = _NAMED_ITEM.match(text) if bullet else None
-        if named and len(named.group(1).split()) <= 8 and (not entries or entries[-1][2]):
-            entries.append((_title(named.group(1)) or named.group(1), [named.group(2)], True))
+        if not bullet and entries and not entries[-1][1]:
+            title, body, opened = entries[-1]
+            if opened == "line":
+                extra = _title(text)  # empty for a line of dates
+                entries[-1] = (f"{title}, {extra}" if extra else title, body, opened)
+            else:
+                body.append(text)  # "*React Native, FastAPI* · Jan 2024" under its heading
+            continue
+        if not bullet and _titleish(line):
+            entries.append((_title(text) or text, [], "line"))
+            continue
+        named = _NAMED_ITEM.match(text)  # also "**pg-migrate-check** — a linter for ..."
+        if (
+            named
+            and len(named.group(1).split()) <= 8
+            and (not entries or entries[-1][2] == "bullet")
+        ):
+            entries.append((_title(named.group(1)) or named.group(1), [named.group(2)], "bullet"))
         elif entries:
             entries[-1][1].append(text)
         else:
-            entries.append((_title(text[:80]) or text[:80], [text], True))
+            entries.append((_title(text[:80]) or text[:80], [text], "bullet"))
     return [(t[:120], " ".join(body)) for t, body, _ in entries if t]
 
 
@@ -261,7 +281,7 @@ def _titleish(line: str) -> bool:
 def _title(text: str) -> str:
     """An entry's name without its dates: 'Data Engineer, Acme (2019 - 2022)' -> 'Data
     Engineer, Acme'."""
-    return _DATES.sub("", text).strip(" ,|–—-(")[:120]
+    return _DATES.sub("", text).strip(" ,|–—-(·•")[:120]
 
 
 def _skills(lines: list[str]) -> list[str]:
