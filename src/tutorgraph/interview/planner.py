@@ -24,6 +24,7 @@ from tutorgraph.interview.state import (
 )
 from tutorgraph.knowledge import TargetLevel, get_domain, starting_bloom
 
+_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 TECHNICAL_QUESTIONS = 2  # asked before the evaluation when the resume has a testable skill
 ANCHOR_ORDER: tuple[AnchorType, ...] = ("project", "experience", "skill", "education")
 ASPECTS_BY_TYPE: dict[AnchorType, tuple[Aspect, ...]] = {
@@ -164,6 +165,9 @@ def salient_detail(text: str, aspect: Aspect) -> str:
     clauses = [c.strip() for c in re.split(r"(?<=[.;])\s+|\s+[–—]\s+", text) if c.strip()]
     if not clauses:
         return ""
+    # Not a line of tools and dates ("React Native, FastAPI · Jan 2024"): a sentence of the work.
+    sentences = [c for c in clauses if len(c.split()) >= 5 and not _YEAR.search(c)]
+    clauses = sentences or clauses
     if aspect in ("impact", "results"):
         numbered = [c for c in clauses if re.search(r"\d", c)]
         clauses = numbered or clauses

@@ -263,7 +263,13 @@ def _entries(lines: list[str]) -> list[tuple[str, str]]:
             entries[-1][1].append(text)
         else:
             entries.append((_title(text[:80]) or text[:80], [text], "bullet"))
-    return [(t[:120], " ".join(body)) for t, body, _ in entries if t]
+    return [(t[:120], " ".join(_sentence(part) for part in body)) for t, body, _ in entries if t]
+
+
+def _sentence(part: str) -> str:
+    """A line of an entry as a sentence of its text: a detail line without a full stop ("React
+    Native, FastAPI · Jan 2024") must not run into the next bullet."""
+    return part if part[-1:] in ".!?;:" else f"{part}."
 
 
 def _education(lines: list[str]) -> list[str]:
