@@ -134,3 +134,103 @@ def test_readiness_counts_answerability_and_coverage() -> None:
         QuizBank(),
     )
     assert not empty.ready and any("answerability" in r for r in empty.reasons)
+
+
+def _code_items(text: str) -> list[QuizItem]:
+    return [i for i in write_questions(TopicMaterial(TOPIC, text), wanted=8) if "```" in i.text]
+
+
+def test_a_debugging_question_asks_why_only_when_the_source_says_why() -> None:
+    explained = """```python
+letters = ['a', 'b']
+print(letters[2])
+```
+
+```error
+IndexError: list index out of range
+```
+
+Here `letters` has only two items, so there is no index 2. Programs like big browsers are
+full of checks of this kind and nobody minds.
+"""
+    [item] = _code_items(explained)
+    assert item.text.startswith("In Dictionaries, what goes wrong when this code runs, and why?")
+    assert "there is no index 2" in item.reference_answer
+    assert "browsers" not in item.reference_answer  # names nothing of the program
+
+    unexplained = explained.split("Here")[0] + "Finally, the third kind of error is a typo.\n"
+    [item] = _code_items(unexplained)
+    assert item.text.startswith("In Dictionaries, what happens when this code runs?")
+    assert item.reference_answer == "Python stops with: IndexError: list index out of range"
+
+
+def test_the_paragraph_introducing_a_program_can_say_why_it_fails() -> None:
+    text = """In the next example, `total` should have been set to 0 before the loop:
+
+```python
+for n in range(3):
+    total = total + n
+```
+
+```error
+NameError: name 'total' is not defined
+```
+"""
+    [item] = _code_items(text)
+    assert "why?" in item.text
+    assert item.reference_answer.endswith("`total` should have been set to 0 before the loop.")
+
+
+def test_unpredictable_output_is_not_asked_and_elided_output_is_not_expected() -> None:
+    clock = """The clock gives the time now:
+
+```python
+import time
+print(time.ctime())
+```
+
+```output
+Sat Mar 26 13:07:33 2016
+```
+"""
+    assert _code_items(clock) == []
+    elided = """The function `numpy.ones` makes an array of ones of the shape it is given.
+
+```python
+grid = numpy.ones((100, 100))
+print(grid)
+```
+
+```output
+[[1. 1. ... 1. 1.]
+ ...
+ [1. 1. ... 1. 1.]]
+```
+"""
+    [item] = _code_items(elided)
+    assert item.text.startswith("In Dictionaries, what does this code do?\n")
+    assert "It prints" not in item.reference_answer
+    assert item.reference_answer.startswith("The function `numpy.ones` makes")
+
+
+def test_exercises_solutions_examples_and_analogies_are_not_asked_about() -> None:
+    text = """A dictionary is a collection that maps each key to a value.
+
+**Challenge: Counting**
+
+How many keys does it hold?
+
+**Solution**
+
+A dictionary is a mapping that will hold 3 keys because every name is unique here.
+
+## Lists
+
+In the example below, a list keeps its values in order, whereas a dictionary keeps keys.
+
+We could use a dictionary to write his name, just as a phone book does.
+"""
+    items = write_questions(TopicMaterial(TOPIC, text), wanted=8)
+    answers = " ".join(i.reference_answer for i in items)
+    assert "maps each key" in answers
+    assert "3 keys" not in answers and "whereas" not in answers and "phone book" not in answers

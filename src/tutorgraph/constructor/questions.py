@@ -11,12 +11,18 @@ words and every key point is a clause the sources state:
 |            |            | or cause cue ("so that", "because"...)     |                           |
 | apply      | scenario   | a program, the prose that explains it, and | What does this code do?   |
 |            |            | its output when the source shows it        |                           |
-| apply      | debugging  | a program followed by its error            | What goes wrong, and why? |
-| apply      | scenario   | "use X when/to ..."                        | When would you use X?     |
-| analyze    | conceptual | X and Y on either side of "whereas"...     | How does X differ from Y? |
+| apply      | debugging  | a program followed by its error and the    | What goes wrong, and why? |
+|            |            | prose that says why (else: "What happens   |                           |
+|            |            | when this code runs?")                     |                           |
+| apply      | scenario   | "use X when/to ..." stated as a rule       | When would you use X?     |
+| analyze    | conceptual | X and Y on either side of "whereas"...,    | How does X differ from Y? |
+|            |            | not in a walk-through of an example        |                           |
 
 X is one of the topic's terms (salient or marked by the author); a sentence is used only when
-it stands alone (no lead-in ending with a colon, no "And then...", no exercise instruction).
+it stands alone (no lead-in ending with a colon, no "And then...", no exercise instruction)
+and is the lesson's own (exercises and their solutions are skipped: a solution's sentence is
+true of its exercise only). A program whose output depends on the clock or on chance is not
+asked about.
 The offline writer does not write evaluate or create questions: it cannot judge trade-offs.
 
 Checks (used by quiz generation and validation): an item is answerable when a BM25 search of
@@ -45,7 +51,7 @@ from tutorgraph.constructor.text import (
     sentences,
     stems_of,
 )
-from tutorgraph.grading._text import normalise
+from tutorgraph.grading._text import STOPWORDS, normalise
 from tutorgraph.knowledge.bloom import BloomLevel, QuestionType
 
 ITEMS_PER_TOPIC = 4
@@ -75,7 +81,7 @@ class TopicMaterial:
 def write_questions(material: TopicMaterial, *, wanted: int = ITEMS_PER_TOPIC) -> list[QuizItem]:
     """Up to `wanted` questions on one topic, one per template family first, climbing Bloom."""
     topic = material.topic
-    sents = [s for s in sentences(material.text) if _usable(s)]
+    sents = [s for s in sentences(lesson_prose(material.text)) if _usable(s)]
     terms = _topic_terms(topic, material.text)
     families = [
         _definitions(topic, sents, terms),
@@ -136,6 +142,33 @@ _IMPERATIVE = re.compile(
     r"remember|recall|go|type|enter|save|fix|find|now)\b",
     re.I,
 )
+
+
+# A box or heading that opens an exercise, its solution or a hint: what follows answers that
+# exercise ("The shape will be (60, 39) because..."), not the topic in general.
+_EXERCISE_LABEL = re.compile(
+    r"^\s*(?:\*\*|#{1,6}\s+)(?:challenge|exercise|solution|hint|practice|problem)s?\b", re.I
+)
+_HEADING = re.compile(r"^\s*#{1,6}\s+")
+
+
+def lesson_prose(text: str) -> str:
+    """The text without its exercises: from an exercise, solution or hint label to the next
+    heading that is not one. The prose templates ask about what the lesson states; a
+    sentence of a solution is true of its exercise only. (Code questions still read the
+    exercises: a program and its output are true wherever they are.)"""
+    kept: list[str] = []
+    in_exercise = in_fence = False
+    for line in text.splitlines():
+        if re.match(r"^\s*(```|~~~)", line):
+            in_fence = not in_fence
+        if not in_fence and _EXERCISE_LABEL.match(line):
+            in_exercise = True
+        elif not in_fence and _HEADING.match(line):
+            in_exercise = False
+        if not in_exercise:
+            kept.append(line)
+    return "\n".join(kept)
 
 
 def _topic_terms(topic: Topic, text: str) -> set[str]:
@@ -293,9 +326,16 @@ def _blocks(text: str) -> list[tuple[str, str]]:
 
 
 def _code_questions(topic: Topic, text: str) -> list[QuizItem]:
-    """A program whose output or error the source shows, with the prose that explains it:
-    "what does this code show?" or, when it stops with an error, "what goes wrong, and why?".
-    Code the source does not run is left out: nothing would ground the answer."""
+    """A program whose output or error the source shows, with the prose that explains it.
+
+    - it stops with an error the prose explains: "what goes wrong, and why?";
+    - it stops with an error the prose does not explain: "what happens when it runs?" (the
+      writer cannot supply a why the source does not state);
+    - it prints: "what does this code do, and what does it show?", or "what does this code
+      do?" when the source shows its output only in part ("..." in a long array).
+
+    Code the source does not run, that nothing explains or shows, or whose output no reader
+    can predict (the clock, random numbers) is left out."""
     items = []
     blocks = _blocks(text)
     for index, (kind, body) in enumerate(blocks):
@@ -303,32 +343,50 @@ def _code_questions(topic: Topic, text: str) -> list[QuizItem]:
         if kind in OUTPUT_FENCES or kind == "prose" or not 2 <= len(lines) <= MAX_CODE_LINES:
             continue
         printed, error, after = _shown(blocks, index)
-        if not printed and not error:
+        if printed and _UNPREDICTABLE.search(body):
             continue
+        if any(_ELIDED.search(line) for line in printed):
+            printed = []
+        explained = _explanation(blocks, index)
+        if not printed and not error and not explained:
+            continue
+        if not printed and not error and after == index + 1:
+            continue  # the source never runs it
         fence = "```\n" + body + "\n```"
         answer: list[str] = []
         if printed:
             answer.append("It prints: " + " / ".join(printed))
         if error:
-            cause = _cause(blocks, after)
-            answer.append(f"Python stops with: {error}")
-            answer += cause or _explanation(blocks, index)
-            question = (
-                f"In {_topic_phrase(topic)}, what goes wrong when this code runs, and why?"
-                f"\n\n{fence}"
+            cause = _cause(blocks, index, after, error)
+            answer += [f"Python stops with: {error}", *cause]
+            asked = (
+                "what goes wrong when this code runs, and why?"
+                if cause
+                else "what happens when this code runs?"
             )
             kind_of: QuestionType = "debugging"
         else:
-            answer = _explanation(blocks, index) + answer
-            question = (
-                f"In {_topic_phrase(topic)}, what does this code do, and what does it show?"
-                f"\n\n{fence}"
+            answer = explained + answer
+            asked = (
+                "what does this code do, and what does it show?"
+                if printed
+                else "what does this code do?"
             )
             kind_of = "scenario"
+        question = f"In {_topic_phrase(topic)}, {asked}\n\n{fence}"
         items.append(
             _item(topic, BloomLevel.APPLY, kind_of, question, " ".join(answer), answer, body)
         )
     return items
+
+
+# Output no reader can predict from the code: the clock, random numbers, object ids.
+_UNPREDICTABLE = re.compile(
+    r"\b(time\.(time|ctime|localtime|perf_counter)|datetime\.(now|today)|date\.today|"
+    r"random\.|uuid|id\()"
+)
+# Output the source shows only in part: numpy's "..." inside a long array.
+_ELIDED = re.compile(r"\s(\.\.\.|…)(\s|\]|$)")
 
 
 MAX_OUTPUT_LINES = 12
@@ -354,33 +412,104 @@ def _shown(blocks: Sequence[tuple[str, str]], index: int) -> tuple[list[str], st
 
 
 _CAUSE = re.compile(
-    r"\b(because|since|means|missing|can't|cannot|doesn't|does not|isn't|is not|instead|"
-    r"forgot|typo|should|must|need)\b",
+    r"\b(because|since|means|meaning|missing|can't|cannot|doesn't|does not|isn't|is not|"
+    r"haven't|hasn't|didn't|did not|instead|forgot|typo|should|must|need|only|never|yet)\b",
+    re.I,
+)
+# Phrases that give a reason whatever they name: "the problem is that the definition is
+# missing a colon", "one reason for this error is...".
+_REASON = re.compile(r"\b(the problem is|reason|because|missing|forgot|typo)\b", re.I)
+
+
+# A sentence opening like this moves on to the next point or example.
+_NEXT_POINT = re.compile(
+    r"^(finally|next|now|another|then|also|the (second|third|next|last|other)|second|third|"
+    r"let's|let us|in the following|here's)\b",
     re.I,
 )
 
 
-def _cause(blocks: Sequence[tuple[str, str]], after: int) -> list[str]:
-    """The sentences right after an error that say why it happened."""
-    if after >= len(blocks) or blocks[after][0] != "prose":
-        return []
-    found = [
-        s
-        for s in sentences(blocks[after][1])
-        if 6 <= len(s.split()) <= 45 and _CAUSE.search(s) and not s.endswith("?")
-    ]
-    return found[:2]
+def _cause(blocks: Sequence[tuple[str, str]], index: int, after: int, error: str) -> list[str]:
+    """The sentences that say why a program stops with its error.
+
+    First the prose right after the error, up to the sentence that moves on (to the next
+    example: "Finally, the third possibility...", or a lead-in to more code): a sentence that
+    gives a reason ("the problem is", "because", "missing"), or has a cause cue ("does not",
+    "never"...) and names something of the program or its error message. Else the paragraph
+    that introduces the program, when it names the program's variables with a cause cue ("In
+    the following example, `count` should have been defined before the loop:"). A sentence
+    that does neither is about something else and is left out."""
+    about = code_names(blocks[index][1]) | code_names(error)
+    found: list[str] = []
+    if after < len(blocks) and blocks[after][0] == "prose":
+        for sentence in sentences(blocks[after][1]):
+            if _NEXT_POINT.match(sentence) or sentence.rstrip().endswith(":"):
+                break
+            if (
+                6 <= len(sentence.split()) <= 45
+                and _usable_after_code(sentence)
+                and (
+                    _REASON.search(sentence)
+                    or (_CAUSE.search(sentence) and _names_any(sentence, about))
+                )
+            ):
+                found.append(sentence)
+    if not found and index > 0 and blocks[index - 1][0] == "prose":
+        found = [
+            _LEAD_IN.sub("", sentence).rstrip(" :.") + "."
+            for sentence in sentences(blocks[index - 1][1])
+            if 6 <= len(sentence.split()) <= 45
+            and "?" not in sentence
+            and _CAUSE.search(sentence)
+            and _names_any(sentence, defined_names(blocks[index][1]))
+        ][-1:]
+    return [sentence[:1].upper() + sentence[1:] for sentence in found[:2]]
+
+
+_LEAD_IN = re.compile(r"^(in|for) (the|this) (following|next) (example|code|program),\s*", re.I)
+_DEFINED = re.compile(r"^\s*(?:def\s+(\w+)|for\s+(\w+)\s+in\b|(\w+)\s*[+\-*/]?=[^=])", re.M)
+
+
+def defined_names(code: str) -> set[str]:
+    """The names a program defines (assigns, loops over, defines a function by): what a
+    sentence introducing the program talks about when it names it."""
+    return {name.lower() for match in _DEFINED.findall(code) for name in match if name}
 
 
 _ERROR_LINE = re.compile(r"^\s*\w*(Error|Exception)\b")
+_STRING_OR_COMMENT = re.compile(
+    r"#[^\n]*|'''[\s\S]*?'''|\"\"\"[\s\S]*?\"\"\"|'[^'\n]*'|\"[^\"\n]*\""
+)
+_KEYWORDS = frozenset(
+    {"print", "import", "from", "def", "return", "for", "while", "with", "class", "pass"}
+    | {"none", "true", "false", "range", "len", "error", "elif", "else"}
+)
+
+
+def code_names(code: str) -> set[str]:
+    """The identifiers a program uses (in lower case), its strings and comments left out:
+    the words a sentence must share with it to be about it."""
+    bare = _STRING_OR_COMMENT.sub(" ", code)
+    names = {w.lower() for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]{2,}", bare)}
+    return names - _KEYWORDS - STOPWORDS
+
+
+def _names_any(sentence: str, names: set[str]) -> bool:
+    lowered = sentence.lower()
+    return any(re.search(rf"(?<![\w.]){re.escape(n)}(?!\w)", lowered) for n in names)
+
+
+def _usable_after_code(sentence: str) -> bool:
+    """A sentence after a program may open with "This" (it is about the program), but not
+    lead in to more code, ask a question or instruct."""
+    return not sentence.rstrip().endswith((":", "?")) and not _IMPERATIVE.match(sentence)
 
 
 def _explanation(blocks: Sequence[tuple[str, str]], index: int) -> list[str]:
     """The prose sentences that explain a code block: sentences of the paragraph before it,
-    or after it (and its output), that name something the code uses; lead-ins, questions
-    and instructions are left out."""
-    names = {w for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]{2,}", blocks[index][1])}
-    names -= {"print", "import", "def", "return", "for", "and", "not", "the", "else", "elif"}
+    or after it (and its output), that name something the code uses (not a word of its
+    strings or comments); lead-ins, questions and instructions are left out."""
+    names = code_names(blocks[index][1])
     after = index + 1
     while after < len(blocks) and blocks[after][0] in OUTPUT_FENCES:
         after += 1
@@ -389,17 +518,23 @@ def _explanation(blocks: Sequence[tuple[str, str]], index: int) -> list[str]:
         found = [
             s
             for s in sentences(blocks[position][1])
-            if _usable(s)
-            and 6 <= len(s.split()) <= 45
-            and any(re.search(rf"\b{re.escape(n)}\b", s) for n in names)
+            if _usable(s) and 6 <= len(s.split()) <= 45 and _names_any(s, names)
         ]
         if found:
             return found[:2]
     return []
 
 
+# A "use X to..." sentence that states no rule: an analogy ("we could use the dot notation to
+# write his name"), or one case ("in the case of `print`, we use the parentheses to...").
+_HYPOTHETICAL = re.compile(
+    r"\b(could|would|might|in the case of|for example|for instance|such as|here)\b", re.I
+)
+
+
 def _use_when(topic: Topic, sents: Sequence[str], terms: set[str]) -> list[QuizItem]:
-    """ "Use X when/to ..." where X is a topic term: "when would you use X?"."""
+    """ "Use X when/to ..." where X is a topic term and the sentence states a rule, not one
+    case or an analogy: "when would you use X?"."""
     items = []
     for sentence in sents:
         match = re.search(
@@ -407,7 +542,7 @@ def _use_when(topic: Topic, sents: Sequence[str], terms: set[str]) -> list[QuizI
             sentence,
             re.I,
         )
-        if match is None or not 8 <= len(sentence.split()) <= 45:
+        if match is None or not 8 <= len(sentence.split()) <= 45 or _HYPOTHETICAL.search(sentence):
             continue
         term = normalise(match.group("term"))
         if term not in terms:
@@ -432,7 +567,7 @@ def _contrasts(topic: Topic, sents: Sequence[str], terms: set[str]) -> list[Quiz
     items = []
     for sentence in sents:
         cue = _CONTRAST.search(sentence)
-        if cue is None or not 8 <= len(sentence.split()) <= 50:
+        if cue is None or not 8 <= len(sentence.split()) <= 50 or _AN_EXAMPLE.search(sentence):
             continue
         before = normalise(sentence[: cue.start()])
         after = normalise(sentence[cue.end() :])
@@ -443,6 +578,7 @@ def _contrasts(topic: Topic, sents: Sequence[str], terms: set[str]) -> list[Quiz
         a, b = max(left, key=len), max(right, key=len)
         if stems_of(a) & stems_of(b):  # "variable" vs "variables" is no contrast
             continue
+        a, b = _as_written(a, sentence), _as_written(b, sentence)
         question = f"In {_topic_phrase(topic)}, how does {_term(a)} differ from {_term(b)}?"
         items.append(
             _item(
@@ -456,6 +592,20 @@ def _contrasts(topic: Topic, sents: Sequence[str], terms: set[str]) -> list[Quiz
             )
         )
     return items
+
+
+# A sentence that walks through an example states no general difference: "In the example
+# below, the first two lines are indented with tabs, while the third..."; "A statement such as
+# `1 < 0` returns False, while...".
+_AN_EXAMPLE = re.compile(
+    r"\b(example|such as|e\.g\.|below|above|following|here)\b|`[^`]*\d[^`]*`", re.I
+)
+
+
+def _as_written(term: str, sentence: str) -> str:
+    """The term as the sentence spells it ("False", not "false"), when it does."""
+    found = re.search(rf"(?<!\w){re.escape(term)}(?!\w)", sentence, re.I)
+    return found.group(0) if found else term
 
 
 class EvidenceIndex:
