@@ -78,6 +78,12 @@ def test_an_assessment_runs_from_first_question_to_report(client: TestClient) ->
     planned = {t for phase in report["plan"]["phases"] for t in phase["topics"]}
     assert planned <= set(reviews)
     assert client.get("/api/v1/me/next", headers=headers).json()["step_id"] is None
+    # ...and every answered topic is on the progress page's knowledge graph, weak, with its
+    # answer as the evidence
+    progress = client.get("/api/v1/me/progress", headers=headers).json()
+    concepts = {c["concept"]: c for c in progress["concepts"]}
+    assert set(topics) <= set(concepts)
+    assert all(concepts[t]["attempts"] == 1 and concepts[t]["mastery"] < 0.4 for t in topics)
 
 
 def test_only_the_owner_sees_an_assessment(client: TestClient) -> None:

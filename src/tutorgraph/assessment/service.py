@@ -32,6 +32,7 @@ from tutorgraph.assessment.state import (
     Status,
 )
 from tutorgraph.errors import ConflictError, InputError, NotFoundError
+from tutorgraph.grading import mastery
 from tutorgraph.grading.decision import decide
 from tutorgraph.grading.evaluator import Evaluator
 from tutorgraph.grading.events import EVENT_TEXT_CHARS, store_event
@@ -322,13 +323,18 @@ class AssessmentService:
 
 
 def _into_learning_loop(session: Session, row: Assessment, report: AssessmentReport) -> None:
-    """A finished assessment feeds the learning loop once: every answer is an evaluation event
-    (a review of its topic and evidence for the misconception ledger), and the plan's phases
-    are scheduled into the learner's review queue."""
+    """A finished assessment feeds the learning loop once: every answer moves the learner's
+    mastery of its topic (the knowledge graph on the progress page, as practice and interview
+    answers do) and is an evaluation event (a review of its topic and evidence for the
+    misconception ledger), and the plan's phases are scheduled into the learner's review
+    queue."""
     assert row.user_id is not None
     for item in report.review:
         if item.answer is None or item.confidence is None:
             continue
+        mastery.record_score(
+            session=session, user_id=row.user_id, concept=item.topic_id, score=item.confidence
+        )
         store_event(
             session,
             user_id=row.user_id,
