@@ -9,6 +9,7 @@ from tutorgraph.constructor.questions import (
     check_items,
     duplicates,
     leaks,
+    with_context,
     write_questions,
 )
 from tutorgraph.constructor.readiness import quiz_checks, score, structure_check
@@ -197,6 +198,7 @@ Sat Mar 26 13:07:33 2016
     elided = """The function `numpy.ones` makes an array of ones of the shape it is given.
 
 ```python
+import numpy
 grid = numpy.ones((100, 100))
 print(grid)
 ```
@@ -234,3 +236,30 @@ We could use a dictionary to write his name, just as a phone book does.
     answers = " ".join(i.reference_answer for i in items)
     assert "maps each key" in answers
     assert "3 keys" not in answers and "whereas" not in answers and "phone book" not in answers
+
+
+def test_a_program_is_shown_with_the_earlier_lines_that_define_what_it_uses() -> None:
+    before = [
+        "patient_id = '001'\nweight_kg = 60.0\nprint(weight_kg)",
+        "weight_kg = 65.0\npatient_id = 'inflam_' + patient_id",
+        "def double(x):\n    return x * factor",
+    ]
+    assert with_context("print(weight_kg)", before) == "weight_kg = 65.0\n\nprint(weight_kg)"
+    # a definition that reads its own name brings the one before it
+    assert with_context("print(patient_id)", before) == (
+        "patient_id = '001'\npatient_id = 'inflam_' + patient_id\n\nprint(patient_id)"
+    )
+    assert with_context("x = 2\nprint(len([x]))", before) == "x = 2\nprint(len([x]))"
+    assert with_context("print(double(2))", before) is None  # `factor` is defined nowhere
+    assert with_context("print(unknown)", before) is None
+    assert with_context("def broken(\n", before) == "def broken(\n"  # an error example
+
+
+def test_a_topic_program_may_build_on_a_program_earlier_in_its_file() -> None:
+    earlier = "```python\nodds = [1, 3, 5]\n```\n"
+    text = "```python\nprint(odds[0])\nprint(odds[2])\n```\n\n```output\n1\n5\n```\n"
+    alone = write_questions(TopicMaterial(TOPIC, text))
+    assert alone == []  # `odds` unknown: the question could not be answered
+    [item] = write_questions(TopicMaterial(TOPIC, text, earlier))
+    assert "odds = [1, 3, 5]\n\nprint(odds[0])" in item.text
+    assert item.reference_answer == "It prints: 1 / 5"

@@ -66,6 +66,7 @@ class PrerequisiteOutput(BaseModel):
 class QuizRequest(BaseModel):
     topic: Topic
     text: str
+    earlier: str = ""  # the text of the topic's file before it
     levels: list[BloomLevel]
     count: int
 
@@ -201,7 +202,8 @@ def _offline_prerequisites(
 def _offline_questions(_schema: type[BaseModel], _messages: Any, request: Any) -> QuizOutput:
     assert isinstance(request, QuizRequest)
     items = questions.write_questions(
-        questions.TopicMaterial(request.topic, request.text), wanted=request.count
+        questions.TopicMaterial(request.topic, request.text, request.earlier),
+        wanted=request.count,
     )
     return QuizOutput(
         questions=[

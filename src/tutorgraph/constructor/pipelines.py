@@ -300,6 +300,16 @@ def topic_texts(topics: list[Topic], sections: list[SourceSection]) -> dict[str,
     }
 
 
+def text_before(topic: Topic, sections: list[SourceSection]) -> str:
+    """The text of the topic's file before its first section."""
+    ids = set(topic.section_ids)
+    first = next((i for i, s in enumerate(sections) if s.section_id in ids), None)
+    if first is None:
+        return ""
+    file_id = sections[first].file_id
+    return "\n\n".join(s.text for s in sections[:first] if s.file_id == file_id)
+
+
 # ---- quiz generation ------------------------------------------------------------------------
 
 
@@ -338,11 +348,16 @@ async def select_topic(state: QuizState, runtime: Runtime[ConstructorContext]) -
 async def generate_questions(state: QuizState, runtime: Runtime[ConstructorContext]) -> QuizState:
     structure = state["structure"]
     topic = structure.topic(str(state["current"]))
-    text = topic_texts([topic], state.get("sections", []))[topic.topic_id]
+    sections = state.get("sections", [])
+    text = topic_texts([topic], sections)[topic.topic_id]
     output = await agents.write_questions(
         runtime.context.model,
         agents.QuizRequest(
-            topic=topic, text=text, levels=bloom_plan(topic), count=runtime.context.items_per_topic
+            topic=topic,
+            text=text,
+            earlier=text_before(topic, sections),
+            levels=bloom_plan(topic),
+            count=runtime.context.items_per_topic,
         ),
     )
     draft = [agents.quiz_item(topic, i, q) for i, q in enumerate(output.questions)]

@@ -33,6 +33,8 @@ only as grammatical as the templates."""
 
 from __future__ import annotations
 
+import ast
+import builtins
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -72,10 +74,12 @@ _STEMMER = Stemmer.Stemmer("english")
 
 @dataclass(frozen=True)
 class TopicMaterial:
-    """What the writer needs about one topic: its text and terms."""
+    """What the writer needs about one topic: its text, and the text of its file before it (the
+    programs a program of the topic may build on)."""
 
     topic: Topic
     text: str
+    earlier: str = ""
 
 
 def write_questions(material: TopicMaterial, *, wanted: int = ITEMS_PER_TOPIC) -> list[QuizItem]:
@@ -86,7 +90,7 @@ def write_questions(material: TopicMaterial, *, wanted: int = ITEMS_PER_TOPIC) -
     families = [
         _definitions(topic, sents, terms),
         _purposes(topic, sents, terms),
-        _code_questions(topic, material.text),
+        _code_questions(topic, material.text, material.earlier),
         _use_when(topic, sents, terms),
         _contrasts(topic, sents, terms),
     ]
@@ -120,7 +124,11 @@ def write_questions(material: TopicMaterial, *, wanted: int = ITEMS_PER_TOPIC) -
     ]
 
 
-_CONTINUATION = re.compile(r"^(and|then|so|but|or|also|this|that|these|those|it|they|here)\b", re.I)
+_CONTINUATION = re.compile(
+    r"^(and|then|so|but|or|also|this|that|these|those|it|they|here|for example|for instance|"
+    r"however|still|instead)\b|^[^,]{0,60}, though,",
+    re.I,
+)
 
 
 def _usable(sentence: str) -> bool:
@@ -325,7 +333,11 @@ def _blocks(text: str) -> list[tuple[str, str]]:
     return blocks
 
 
-def _code_questions(topic: Topic, text: str) -> list[QuizItem]:
+def _programs(blocks: Sequence[tuple[str, str]]) -> list[str]:
+    return [body for kind, body in blocks if kind not in OUTPUT_FENCES and kind != "prose"]
+
+
+def _code_questions(topic: Topic, text: str, earlier: str = "") -> list[QuizItem]:
     """A program whose output or error the source shows, with the prose that explains it.
 
     - it stops with an error the prose explains: "what goes wrong, and why?";
@@ -338,6 +350,7 @@ def _code_questions(topic: Topic, text: str) -> list[QuizItem]:
     can predict (the clock, random numbers) is left out."""
     items = []
     blocks = _blocks(text)
+    before = _programs(_blocks(earlier))
     for index, (kind, body) in enumerate(blocks):
         lines = body.splitlines()
         if kind in OUTPUT_FENCES or kind == "prose" or not 2 <= len(lines) <= MAX_CODE_LINES:
@@ -352,7 +365,10 @@ def _code_questions(topic: Topic, text: str) -> list[QuizItem]:
             continue
         if not printed and not error and after == index + 1:
             continue  # the source never runs it
-        fence = "```\n" + body + "\n```"
+        program = with_context(body, [*before, *_programs(blocks[:index])])
+        if program is None:
+            continue  # it uses names the lesson never defines before it
+        fence = "```\n" + program + "\n```"
         answer: list[str] = []
         if printed:
             answer.append("It prints: " + " / ".join(printed))
@@ -386,7 +402,122 @@ _UNPREDICTABLE = re.compile(
     r"random\.|uuid|id\()"
 )
 # Output the source shows only in part: numpy's "..." inside a long array.
-_ELIDED = re.compile(r"\s(\.\.\.|…)(\s|\]|$)")
+_ELIDED = re.compile(r"(^|\s)(\.\.\.|…)(\s|\]|$)")
+
+
+# Names a program may use without defining them: Python's builtins.
+_BUILTINS = frozenset(dir(builtins))
+MAX_CONTEXT_LINES = 8  # the earlier lines a program may be shown with
+_CONTEXT_DEPTH = 3  # a definition may use a name defined earlier still, this many times over
+
+
+def with_context(program: str, before: Sequence[str]) -> str | None:
+    """The program preceded by the statements of the lesson's earlier programs (`before`, in
+    the lesson's order) that define the names it uses and does not define: "print(odds[0])"
+    is shown with "odds = [1, 3, 5, 7]"; the latest definition of each name, and the
+    definitions those need in turn. The program alone when it needs none; None when a name
+    it uses is defined nowhere before it (the question could not be answered from what it
+    shows) or the context would be long. A program that is not valid Python (an error
+    example) is shown as it is."""
+    try:
+        wanted = [(name, (len(before), 0)) for name in _free_names(ast.parse(program))]
+    except SyntaxError:
+        return program
+    chosen: dict[tuple[int, int], str] = {}  # (program, line) -> the statement's source
+    for _ in range(_CONTEXT_DEPTH):
+        if not wanted:
+            break
+        needed: list[tuple[str, tuple[int, int]]] = []
+        for name, until in wanted:
+            found = _latest_definition(name, before, until)
+            if found is None:
+                return None
+            position, statement, source = found
+            if position not in chosen:
+                chosen[position] = source
+                needed += [(n, position) for n in _reads(statement)]
+        wanted = [
+            (name, until)
+            for name, until in needed
+            if not any(p < until and name in _bound_names(ast.parse(s)) for p, s in chosen.items())
+        ]
+    if wanted:
+        return None
+    if not chosen:
+        return program
+    context = [chosen[position] for position in sorted(chosen)]
+    if sum(len(source.splitlines()) for source in context) > MAX_CONTEXT_LINES:
+        return None
+    return "\n".join(context) + "\n\n" + program
+
+
+def _latest_definition(
+    name: str, before: Sequence[str], until: tuple[int, int]
+) -> tuple[tuple[int, int], ast.stmt, str] | None:
+    """The last top-level statement of the earlier programs, before position `until`, that
+    binds `name`."""
+    for number in range(min(until[0], len(before) - 1), -1, -1):
+        try:
+            tree = ast.parse(before[number])
+        except SyntaxError:
+            continue
+        binding = [s for s in tree.body if name in _bound_names(s) and (number, s.lineno) < until]
+        if binding:
+            statement = binding[-1]
+            source = ast.get_source_segment(before[number], statement) or ""
+            return (number, statement.lineno), statement, source
+    return None
+
+
+def _reads(statement: ast.stmt) -> set[str]:
+    """The names a context statement needs defined before it: a function's free names; the
+    names any other statement reads, its own target too ("patient_id = 'inflam_' +
+    patient_id" needs the earlier `patient_id`)."""
+    if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return _free_names(ast.Module(body=[statement], type_ignores=[]))
+    if isinstance(statement, ast.Import | ast.ImportFrom):
+        return set()
+    read = {
+        n.id for n in ast.walk(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+    }
+    return read - _BUILTINS
+
+
+def _bound_names(node: ast.AST) -> set[str]:
+    """The names a statement (or module) binds at its top level."""
+    statements = node.body if isinstance(node, ast.Module) else [node]
+    bound: set[str] = set()
+    for statement in statements:
+        if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            bound.add(statement.name)
+        elif isinstance(statement, ast.Import | ast.ImportFrom):
+            bound |= {(a.asname or a.name).split(".")[0] for a in statement.names}
+        else:
+            bound |= {
+                n.id
+                for n in ast.walk(statement)
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+            }
+    return bound
+
+
+def _free_names(tree: ast.Module) -> set[str]:
+    """The names a program reads that it binds nowhere (parameters, imports and names bound
+    inside it count as bound) and that are not builtins."""
+    bound = {
+        n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    }
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            bound.add(node.name)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            bound |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+    read = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    return read - bound - _BUILTINS
 
 
 MAX_OUTPUT_LINES = 12
@@ -407,7 +538,7 @@ def _shown(blocks: Sequence[tuple[str, str]], index: int) -> tuple[list[str], st
             printed += [line.strip() for line in lines]
         after += 1
     if len(printed) > MAX_OUTPUT_LINES:
-        printed = [*printed[:MAX_OUTPUT_LINES], "…"]
+        printed = [*printed[:MAX_OUTPUT_LINES], "…"]  # shown in part: not asked for
     return printed, error, after
 
 
