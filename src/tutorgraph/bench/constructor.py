@@ -74,6 +74,7 @@ class ConstructorBench:
     units: int
     prerequisite_links: int
     items: int
+    topics_with_items: int
     generated: int
     dropped: int
     answerable_kept: float
@@ -214,6 +215,7 @@ async def _measure(
         units=len(structure.units),
         prerequisite_links=sum(len(t.prerequisites) for t in structure.topics),
         items=len(kept),
+        topics_with_items=len({i.topic_id for i in kept}),
         generated=len(bank.items),
         dropped=bank.dropped,
         answerable_kept=sum(answerable) / len(answerable) if answerable else 0.0,
@@ -265,7 +267,7 @@ def _judged_lines(result: ConstructorBench) -> list[str]:
         return ", ".join(f"{v} {counter[v]}" for v in ("yes", "partly", "no") if counter[v])
 
     return [
-        f"An independent reviewer (a helper that never saw the code) judged {total} of the "
+        f"Independent reviewers (helpers that never saw the code) judged {total} of the "
         f"{total + result.unjudged} kept items against the chapter "
         "(`benchmarks/constructor/answerability_labels.yaml`):",
         "",
@@ -308,6 +310,7 @@ def markdown(result: ConstructorBench, command: str) -> str:
         f"| quiz items kept / generated (dropped by validation) | {result.items} / "
         f"{result.generated} ({result.dropped}) |",
         f"| quiz items per topic | {result.items / max(1, len(result.topics)):.2f} |",
+        f"| topics with at least one item | {result.topics_with_items} of {len(result.topics)} |",
         f"| answerability of kept items (target >= 0.95) | {result.answerable_kept:.3f} |",
         f"| answerability of all generated items, before validation | "
         f"{result.answerable_generated:.3f} |",
