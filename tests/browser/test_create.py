@@ -37,6 +37,8 @@ def test_an_author_builds_publishes_and_shares_a_course(
     page.get_by_role("button", name="Start a new course").click()
     expect(page.get_by_test_id("messages")).to_contain_text("Upload your files")
 
+    page.get_by_role("button", name="Upload").click()  # nothing chosen yet
+    expect(page.get_by_test_id("upload-errors")).to_have_text("Choose one or more files first.")
     page.get_by_label(re.compile("^Files")).set_input_files([str(f) for f in files] + [str(bad)])
     page.get_by_role("button", name="Upload").click()
     expect(page.get_by_test_id("uploads").locator("li")).to_have_count(3, timeout=WAIT)

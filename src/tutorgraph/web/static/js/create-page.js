@@ -285,6 +285,11 @@
     var files = $("files").files;
     var errors = [];
     $("upload-errors").textContent = "";
+    if (!files.length) {
+      $("upload-errors").textContent = "Choose one or more files first.";
+      $("files").focus();
+      return;
+    }
     for (var i = 0; i < files.length; i++) {
       $("status").textContent = "Uploading " + files[i].name + " (" + (i + 1) + " of " + files.length + ")…";
       var form = new FormData();
