@@ -3,13 +3,13 @@ answerable by a search with the question alone, no leaks, no duplicates; the rea
 
 from __future__ import annotations
 
+from tutorgraph.constructor.programs import with_context
 from tutorgraph.constructor.questions import (
     EvidenceIndex,
     TopicMaterial,
     check_items,
     duplicates,
     leaks,
-    with_context,
     write_questions,
 )
 from tutorgraph.constructor.readiness import quiz_checks, score, structure_check

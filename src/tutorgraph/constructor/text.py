@@ -303,3 +303,31 @@ def flatten_divs(markdown: str) -> str:
             continue
         out.append(_ATTRIBUTES.sub("", line) if not in_fence else line)
     return "\n".join(out)
+
+
+_CONTINUATION = re.compile(
+    r"^(and|then|so|but|or|also|this|that|these|those|it|they|here|for example|for instance|"
+    r"however|still|instead)\b|^[^,]{0,60}, though,",
+    re.I,
+)
+
+
+def stands_alone(sentence: str) -> bool:
+    """A sentence that can stand alone as an answer: not a lead-in to code or a list (ending
+    with a colon), not a question, not a continuation of the sentence before ("And then...",
+    "This means..."), not an exercise instruction."""
+    text = sentence.strip()
+    if text.endswith((":", "?")) or "?" in text or _CONTINUATION.match(text):
+        return False
+    if re.match(r"^(challenge|exercise|solution)\b", text, re.I):
+        return False
+    return not INSTRUCTION.match(text)
+
+
+# Sentences opening like this are instructions to the reader, not statements about the topic.
+INSTRUCTION = re.compile(
+    r"^(write|try|run|use|make|modify|change|add|create|open|read|take|note|think|test|"
+    r"repeat|let's|let|separately|consider|imagine|look|check|see|compare|explain|identify|"
+    r"remember|recall|go|type|enter|save|fix|find|now)\b",
+    re.I,
+)
