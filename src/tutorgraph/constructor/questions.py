@@ -22,7 +22,8 @@ X is one of the topic's terms (salient or marked by the author); a sentence is u
 it stands alone (no lead-in ending with a colon, no "And then...", no exercise instruction)
 and is the lesson's own (exercises and their solutions are skipped: a solution's sentence is
 true of its exercise only). The program rows are `programs.py`'s (what it shows a program
-with, and what it leaves out). The offline writer does not write evaluate or create questions: it cannot judge trade-offs.
+with, and what it leaves out). The offline writer does not write evaluate or create
+questions: it cannot judge trade-offs.
 
 Checks (used by quiz generation and validation): an item is answerable when a BM25 search of
 the sources with the question alone finds its evidence in the top results; it leaks when the
