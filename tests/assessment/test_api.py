@@ -84,6 +84,10 @@ def test_an_assessment_runs_from_first_question_to_report(client: TestClient) ->
     concepts = {c["concept"]: c for c in progress["concepts"]}
     assert set(topics) <= set(concepts)
     assert all(concepts[t]["attempts"] == 1 and concepts[t]["mastery"] < 0.4 for t in topics)
+    [evidence] = concepts[topics[0]]["evidence"]
+    assert (
+        evidence["source"] == "assessment" and evidence["after"] == concepts[topics[0]]["mastery"]
+    )
 
 
 def test_only_the_owner_sees_an_assessment(client: TestClient) -> None:

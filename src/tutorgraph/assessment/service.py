@@ -332,7 +332,7 @@ def _into_learning_loop(session: Session, row: Assessment, report: AssessmentRep
     for item in report.review:
         if item.answer is None or item.confidence is None:
             continue
-        mastery.record_score(
+        change = mastery.record_score(
             session=session, user_id=row.user_id, concept=item.topic_id, score=item.confidence
         )
         store_event(
@@ -353,6 +353,7 @@ def _into_learning_loop(session: Session, row: Assessment, report: AssessmentRep
                 "question": item.text[:EVENT_TEXT_CHARS],
                 "answer": item.answer[:EVENT_TEXT_CHARS],
                 "misconceptions": item.misconceptions,
+                "mastery": change.payload(),
             },
         )
     reviews.schedule_plan(

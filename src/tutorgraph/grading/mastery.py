@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -33,6 +33,10 @@ class MasteryChange:
     concept: str
     before: MasterySnapshot
     after: MasterySnapshot
+
+    def payload(self) -> dict[str, dict[str, float]]:
+        """The move as an evaluation event records it (the progress page's evidence)."""
+        return {"before": asdict(self.before), "after": asdict(self.after)}
 
 
 def concept_params(*, session: Session, concept: str) -> BKTParams:

@@ -482,7 +482,9 @@ def _into_learning_loop(
         if record is None or score is None or not record.get("topic_id"):
             continue
         topic = str(record["topic_id"])
-        mastery.record_score(session=session, user_id=user_id, concept=topic, score=float(score))
+        change = mastery.record_score(
+            session=session, user_id=user_id, concept=topic, score=float(score)
+        )
         store_event(
             session,
             user_id=user_id,
@@ -500,6 +502,7 @@ def _into_learning_loop(
                 "question": record["text"][:EVENT_TEXT_CHARS],
                 "answer": answer["text"][:EVENT_TEXT_CHARS],
                 "misconceptions": list(answer.get("misconceptions", [])),
+                "mastery": change.payload(),
             },
         )
         if float(score) < 0.5 and topic not in weak:

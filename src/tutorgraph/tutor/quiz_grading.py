@@ -202,7 +202,7 @@ def grade_choice(
                 "question": card.question[:EVENT_TEXT_CHARS],
                 "answer": card.options[selected_index][:EVENT_TEXT_CHARS],
                 "misconceptions": [],
-                "mastery": {"before": change.before.__dict__, "after": change.after.__dict__},
+                "mastery": change.payload(),
             },
         )
     elif concept is not None:
