@@ -60,6 +60,15 @@ def test_a_rounded_value_matches_but_another_value_does_not() -> None:
     assert says("new weight 0.05", "the new weight is 0.1")[0] < 1.0  # 0.05 rounds to 0.1
 
 
+def test_thousands_separators_make_one_number() -> None:
+    assert says("131,072 parameters", "that is 131072 parameters")[0] == 1.0
+    assert says("about 16,777,216 in all", "16777216 trainable in all")[0] == 1.0
+    # "100,000" is one hundred thousand, not 100 and 0
+    assert [t.number for t in Analysis.of("another 100,000 rows").tokens if t.number] == ["100000"]
+    assert says("the label is 0", "label another 100,000 rows")[0] < 1.0
+    assert [t.number for t in Analysis.of("x = [1, 2]").tokens if t.number] == ["1", "2"]
+
+
 def test_maths_symbols_are_read_as_written() -> None:
     assert says("dL/dw = -0.5", "dL/dw = (−1)(0.25)(2) = −0.5")[0] == 1.0
     assert says("dL/dw = -0.5", "dL/dw = 0.5")[0] < 1.0

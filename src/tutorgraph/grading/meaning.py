@@ -5,7 +5,8 @@ A text is analysed once (`Analysis.of`): words are lower-cased and stemmed, the 
 are replaced by their group's canonical form ("modifies" and "mutates" both become "chang"),
 stopwords are dropped, and every remaining token remembers whether a negation ("not", "never",
 "doesn't", "rather than", "instead of"...) governs it within its clause. Numbers are tokens too
-("0.73", "1e-3") and compare numerically; code operators (`==`, `+=`, `**`...) are tokens.
+("0.73", "1e-3", "16,777,216") and compare numerically; code operators (`==`, `+=`, `**`...)
+are tokens.
 
 A *phrasing* (a key point, one of its accepted phrasings, or a misconception cue) is found in an
 answer when its content tokens occur close together (`find`):
@@ -44,7 +45,7 @@ from tutorgraph.grading import _text
 LEXICON_PATH = Path(__file__).with_name("lexicon.yaml")
 
 _TOKEN = re.compile(
-    r"(?P<num>(?<![a-z_])-?\d+(?:\.\d+)?(?:e-?\d+)?%?)"
+    r"(?P<num>(?<![a-z_\d])-?(?:\d{1,3}(?:,\d{3})+(?![\d,])|\d+)(?:\.\d+)?(?:e-?\d+)?%?)"
     r"|(?P<op>==|!=|<=|>=|\+=|-=|\*=|/=|\*\*|//|:=|->|=)"
     r"|(?P<word>[a-z_][a-z0-9_]*(?:'[a-z]+)?|\d+[a-z_]\w*)"
     r"|(?P<stop>[.;:!?()]|,\s|\s[-–—]\s|\n)"
@@ -88,6 +89,7 @@ def _fold(text: str) -> str:
 
 def _number(token: str) -> str | None:
     """A canonical spelling of a numeric token ("0.730" -> "0.73", "50%" -> "0.5"), else None."""
+    token = token.replace(",", "")  # thousands: "16,777,216"
     try:
         value = float(token[:-1]) / 100 if token.endswith("%") else float(token)
     except ValueError:
