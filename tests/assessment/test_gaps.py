@@ -4,9 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from tutorgraph.assessment.gaps import analyze_gaps, enrich, overall_readiness, percent, priority
+from tutorgraph.assessment.gaps import (
+    analyze_gaps,
+    enrich,
+    offline_recommendation,
+    overall_readiness,
+    percent,
+    priority,
+)
 from tutorgraph.assessment.knowledge_map import empty_graph, merge_evaluation
-from tutorgraph.assessment.state import EvaluationRecord, KnowledgeGraphState
+from tutorgraph.assessment.state import EvaluationRecord, GapNode, KnowledgeGraphState
 from tutorgraph.knowledge import get_domain
 
 
@@ -109,3 +116,26 @@ def test_enrichment_sorts_by_priority_then_gap_size() -> None:
 )
 def test_a_confidence_shows_rounded_down(confidence: float, shown: str) -> None:
     assert percent(confidence) == shown
+
+
+def test_a_recommendation_quotes_key_points_without_cutting_inside_brackets() -> None:
+    topic = get_domain("python").topic("python-data-model")
+    gap: GapNode = {
+        "topic_id": topic.id,
+        "title": topic.title,
+        "current_confidence": 0.1,
+        "target_confidence": 0.7,
+        "gap": 0.6,
+        "bloom_level": "understand",
+        "prerequisites": [],
+        "assessed": True,
+    }
+    text = offline_recommendation(topic, gap)
+    # the key point's aside "(id(), constant ...; in CPython ...)" is dropped, not cut at its ";"
+    assert "Every object has an identity, a type that determines its operations, and a value;" in (
+        text
+    )
+    for domain in ("python", "machine-learning"):
+        for each in get_domain(domain).topics.values():
+            shown = offline_recommendation(each, gap)
+            assert shown.count("(") == shown.count(")"), shown

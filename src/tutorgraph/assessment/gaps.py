@@ -118,16 +118,52 @@ def offline_recommendation(topic: Topic, gap: GapNode) -> str:
 
 
 def _short(text: str, limit: int = 110) -> str:
-    """A key point cut at its first clause, at most `limit` characters, on a word boundary."""
-    text = " ".join(text.split()).rstrip(".")
-    for stop in ("; ", " (", ": "):
+    """A key point without its asides in brackets, cut at its first clause, at most `limit`
+    characters, on a word boundary, never inside a bracket."""
+    text = _without_asides(" ".join(text.split())).rstrip(".")
+    for stop in ("; ", ": "):
         head = text.split(stop, 1)[0]
         if len(head) >= 40:
             text = head
             break
     if len(text) <= limit:
         return text
-    return text[:limit].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+    cut = text[:limit].rsplit(" ", 1)[0]
+    opened = _unclosed(cut)
+    if opened is not None:
+        head = cut[:opened].rsplit(" ", 1)[0]  # before the word the bracket belongs to
+        cut = head if len(head) >= 40 else cut
+    return cut.rstrip(" ,;:") + "…"
+
+
+def _without_asides(text: str) -> str:
+    """The text without its bracketed asides: "an identity (id(), ...; ...), a type" becomes
+    "an identity, a type". Brackets that are notation ("E[(y - f(x))^2]", "TP / (TP + FP)")
+    stay: an aside follows a word and a space."""
+    out: list[str] = []
+    depth = 0
+    for i, ch in enumerate(text):
+        if depth == 0 and ch == "(" and text[i - 2 : i - 1].isalnum() and text[i - 1] == " ":
+            depth = 1
+            if out and out[-1] == " ":
+                out.pop()
+            continue
+        if depth:
+            depth += {"(": 1, ")": -1}.get(ch, 0)
+            continue
+        out.append(ch)
+    return "".join(out) if depth == 0 else text
+
+
+def _unclosed(text: str) -> int | None:
+    """Where the first bracket left open in `text` starts, if one is."""
+    opened: list[int] = []
+    for i, ch in enumerate(text):
+        if ch in "([":
+            opened.append(i)
+        elif ch in ")]" and opened:
+            opened.pop()
+    return opened[0] if opened else None
 
 
 def offline_summary(gaps: list[GapNode], readiness: int, *, target_level: TargetLevel) -> str:
