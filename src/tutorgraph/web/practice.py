@@ -37,7 +37,7 @@ DECISION_WORDS = {
 ERROR_WORDS = {
     "CONCEPTUAL": "the idea itself was off",
     "PROCEDURAL": "right idea, wrong steps",
-    "INCOMPLETE": "right so far, but incomplete",
+    "INCOMPLETE": "key points are missing",
     "CARELESS": "a slip in a good answer",
 }
 
