@@ -135,6 +135,9 @@ def test_a_recommendation_quotes_key_points_without_cutting_inside_brackets() ->
     assert "Every object has an identity, a type that determines its operations, and a value;" in (
         text
     )
+    lists = offline_recommendation(get_domain("python").topic("builtin-data-structures"), gap)
+    assert "at the end are O(1), while" in lists  # the aside after a call goes too
+    assert "(append amortized)" not in lists
     for domain in ("python", "machine-learning"):
         for each in get_domain(domain).topics.values():
             shown = offline_recommendation(each, gap)

@@ -139,11 +139,11 @@ def _short(text: str, limit: int = 110) -> str:
 def _without_asides(text: str) -> str:
     """The text without its bracketed asides: "an identity (id(), ...; ...), a type" becomes
     "an identity, a type". Brackets that are notation ("E[(y - f(x))^2]", "TP / (TP + FP)")
-    stay: an aside follows a word and a space."""
+    stay: an aside follows a word (or a call) and a space."""
     out: list[str] = []
     depth = 0
     for i, ch in enumerate(text):
-        if depth == 0 and ch == "(" and text[i - 2 : i - 1].isalnum() and text[i - 1] == " ":
+        if depth == 0 and ch == "(" and _ends_a_word(text[: i - 1]) and text[i - 1] == " ":
             depth = 1
             if out and out[-1] == " ":
                 out.pop()
@@ -153,6 +153,11 @@ def _without_asides(text: str) -> str:
             continue
         out.append(ch)
     return "".join(out) if depth == 0 else text
+
+
+def _ends_a_word(text: str) -> bool:
+    """Whether `text` ends with a word or a call ("O(1)"), not an operator ("TP /")."""
+    return bool(text) and (text[-1].isalnum() or text[-1] in ")'\"`")
 
 
 def _unclosed(text: str) -> int | None:
