@@ -5,6 +5,7 @@ knowledge base's misconception descriptions and the rubric, and is the fallback.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -36,6 +37,30 @@ class FeedbackOutput(BaseModel):
     feedback: str
 
 
+_THIRD_PERSON = re.compile(r"(Does not|[A-Z][a-z]{2,}s)\s+(\S.*)", re.DOTALL)
+
+
+def misconception_warning(description: str) -> str:
+    """A misconception's description ("Believes a variable is a box ...") said to the learner
+    ("you seem to believe a variable is a box ..."); a description that does not open with a
+    verb of that form is quoted as it is."""
+    text = " ".join(description.split())
+    match = _THIRD_PERSON.fullmatch(text)
+    if match is None:
+        return f"Watch out for a common misconception: {text}"
+    verb, rest = match.groups()
+    if verb == "Does not":
+        return f"This sounds like a common misconception: you seem not to {rest}"
+    verb = verb.lower()
+    if verb.endswith("ies"):
+        base = verb[:-3] + "y"  # applies -> apply
+    elif verb.endswith(("ches", "shes", "sses", "xes", "zes")):
+        base = verb[:-2]  # catches -> catch
+    else:
+        base = verb[:-1]  # believes -> believe
+    return f"This sounds like a common misconception: you seem to {base} {rest}"
+
+
 def offline_feedback(inputs: FeedbackInputs) -> str:
     """Deterministic feedback from the verdict and the knowledge base."""
     verdict, request = inputs.verdict, inputs.request
@@ -53,7 +78,7 @@ def offline_feedback(inputs: FeedbackInputs) -> str:
     for misconception_id in verdict.misconceptions:
         misconception = known.get(misconception_id)
         if misconception is not None:
-            parts.append(f"Watch out for a common misconception: {misconception.description}")
+            parts.append(misconception_warning(misconception.description))
     if verdict.missing_key_points and verdict.score < 0.9:
         missing = "; ".join(verdict.missing_key_points[:3])
         parts.append(f"A complete answer also covers: {missing}.")
