@@ -5,17 +5,13 @@
   if (!root) return;
   var sessionId = root.getAttribute("data-session");
   var api = "/api/v1/constructor";
-  var csrfMeta = document.querySelector('meta[name="csrf-token"]');
-  var csrfToken = csrfMeta ? csrfMeta.getAttribute("content") : "";
+  var csrfToken = window.tutorgraphApi.csrfToken;
+  var el = window.tutorgraphApi.el;
+  var json = window.tutorgraphApi.json;
+  var problem = window.tutorgraphApi.problem;
   var view = null;
   var following = false;
 
-  function el(tag, attrs, text) {
-    var node = document.createElement(tag);
-    Object.keys(attrs || {}).forEach(function (k) { node.setAttribute(k, attrs[k]); });
-    if (text !== undefined) node.textContent = text;
-    return node;
-  }
   function $(id) { return document.getElementById(id); }
   // A question's text with its ``` fenced code shown as code (text only: nothing is parsed as HTML).
   function withCode(text) {
@@ -27,11 +23,6 @@
     });
     return box;
   }
-  function problem(res, body) {
-    if (body && body.detail) return typeof body.detail === "string" ? body.detail : JSON.stringify(body.detail);
-    return "the server answered " + res.status;
-  }
-  async function json(res) { try { return await res.json(); } catch (e) { return null; } }
 
   async function load() {
     var res = await fetch(api + "/session/status/" + encodeURIComponent(sessionId), { credentials: "same-origin" });

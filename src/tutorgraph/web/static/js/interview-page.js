@@ -5,42 +5,16 @@
   var root = document.getElementById("interview-home");
   if (!root) return;
   var api = "/api/v1";
-  var csrfMeta = document.querySelector('meta[name="csrf-token"]');
-  var csrfToken = csrfMeta ? csrfMeta.getAttribute("content") : "";
   var maxBytes = Number(root.getAttribute("data-max-bytes") || "2097152");
   var maxMb = root.getAttribute("data-max-mb") || "2";
   var maxChars = Number(root.getAttribute("data-max-chars") || "50000");
   var busy = false;
 
+  var el = window.tutorgraphApi.el;
+  var call = window.tutorgraphApi.client(api);
   function $(id) { return document.getElementById(id); }
-  function el(tag, attrs, text) {
-    var node = document.createElement(tag);
-    Object.keys(attrs || {}).forEach(function (k) { node.setAttribute(k, attrs[k]); });
-    if (text !== undefined) node.textContent = text;
-    return node;
-  }
   function fmt(iso) {
     try { return new Date(iso).toLocaleString(); } catch (e) { return iso; }
-  }
-  async function json(res) { try { return await res.json(); } catch (e) { return null; } }
-  // A problem+json answer in the learner's words.
-  function problem(res, body) {
-    if (res.status === 401) return "Your session has ended: log in again.";
-    if (body && body.detail) return typeof body.detail === "string" ? body.detail : JSON.stringify(body.detail);
-    if (body && body.title) return body.title;
-    return "the server answered " + res.status;
-  }
-  async function call(method, path, body) {
-    var init = { method: method, credentials: "same-origin", headers: {} };
-    if (method !== "GET") init.headers["X-CSRF-Token"] = csrfToken;
-    if (body instanceof FormData) init.body = body;
-    else if (body !== undefined) { init.headers["Content-Type"] = "application/json"; init.body = JSON.stringify(body); }
-    var res;
-    try { res = await fetch(api + path, init); }
-    catch (e) { throw new Error("The server could not be reached; check your connection and try again."); }
-    var data = res.status === 204 ? null : await json(res);
-    if (!res.ok) throw new Error(problem(res, data));
-    return data;
   }
 
   // ---- starting ----

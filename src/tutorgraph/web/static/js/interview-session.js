@@ -10,9 +10,9 @@
 
   var view = JSON.parse(data.textContent);
   var api = "/api/v1/interviews/" + encodeURIComponent(view.id);
-  var csrfMeta = document.querySelector('meta[name="csrf-token"]');
-  var csrfToken = csrfMeta ? csrfMeta.getAttribute("content") : "";
   var md = window.tutorgraphMarkdown;
+  var el = window.tutorgraphApi.el;
+  var call = window.tutorgraphApi.client(api);
 
   function $(id) { return document.getElementById(id); }
   var transcript = $("transcript");
@@ -29,32 +29,6 @@
 
   var running = false;  // a turn (or the ending) is under way
   var spoken = view.messages.length;  // messages already on screen when the page opened
-
-  function el(tag, attrs, text) {
-    var node = document.createElement(tag);
-    Object.keys(attrs || {}).forEach(function (k) { node.setAttribute(k, attrs[k]); });
-    if (text !== undefined && text !== null) node.textContent = text;
-    return node;
-  }
-  async function json(res) { try { return await res.json(); } catch (e) { return null; } }
-  // A problem+json answer in the learner's words.
-  function problem(res, body) {
-    if (res.status === 401) return "Your session has ended: log in again.";
-    if (body && body.detail) return typeof body.detail === "string" ? body.detail : JSON.stringify(body.detail);
-    if (body && body.title) return body.title;
-    return "the server answered " + res.status;
-  }
-  async function call(method, path, body) {
-    var init = { method: method, credentials: "same-origin", headers: {} };
-    if (method !== "GET") init.headers["X-CSRF-Token"] = csrfToken;
-    if (body !== undefined) { init.headers["Content-Type"] = "application/json"; init.body = JSON.stringify(body); }
-    var res;
-    try { res = await fetch(api + path, init); }
-    catch (e) { throw new Error("The server could not be reached; check your connection and try again."); }
-    var result = await json(res);
-    if (!res.ok) throw new Error(problem(res, result));
-    return result;
-  }
 
   // ---- the header: timer, phase, coverage ----
   var PHASES = { intro: "Introduction", exploration: "Your experience", technical: "Technical questions", closing: "Closing" };
