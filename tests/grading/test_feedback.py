@@ -31,7 +31,11 @@ def test_a_misconception_is_said_to_the_learner(description: str, said: str) -> 
 
 
 def test_a_description_in_another_form_is_quoted_as_it_is() -> None:
-    for description in ("Off-by-one errors in range().", "Has trouble with recursion."):
+    for description in (
+        "Off-by-one errors in range().",
+        "Has trouble with recursion.",
+        "Lists are copied on assignment.",  # a caller's own wording: "Lists" is not a verb
+    ):
         assert misconception_warning(description) == (
             f"Watch out for a common misconception: {description}"
         )

@@ -143,7 +143,13 @@ def _without_asides(text: str) -> str:
     out: list[str] = []
     depth = 0
     for i, ch in enumerate(text):
-        if depth == 0 and ch == "(" and _ends_a_word(text[: i - 1]) and text[i - 1] == " ":
+        if (
+            depth == 0
+            and ch == "("
+            and i >= 2
+            and text[i - 1] == " "
+            and _ends_a_word(text[: i - 1])
+        ):
             depth = 1
             if out and out[-1] == " ":
                 out.pop()

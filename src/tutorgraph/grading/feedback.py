@@ -37,13 +37,20 @@ class FeedbackOutput(BaseModel):
     feedback: str
 
 
-_THIRD_PERSON = re.compile(r"(Does not|[A-Z][a-z]{2,}s)\s+(\S.*)", re.DOTALL)
+# The verbs misconception descriptions open with ("Believes ...", "Confuses ..."): only these are
+# turned to the learner, so a caller's "Lists are copied" is never read as a verb.
+_OPENING_VERBS = (
+    "Believes|Thinks|Assumes|Expects|Treats|Confuses|Mistakes|Equates|Applies|Uses|Models|"
+    "Misreads|Reads|Misstates|Misunderstands|Interprets|Ranks|Fits|Compares|Draws|Catches|"
+    "Ignores|Forgets|Overlooks|Chooses|Calls|Puts|Writes|Sets|Relies|Does not"
+)
+_THIRD_PERSON = re.compile(rf"({_OPENING_VERBS})\s+(\S.*)", re.DOTALL)
 
 
 def misconception_warning(description: str) -> str:
     """A misconception's description ("Believes a variable is a box ...") said to the learner
-    ("you seem to believe a variable is a box ..."); a description that does not open with a
-    verb of that form is quoted as it is."""
+    ("you seem to believe a variable is a box ..."); a description that does not open with one
+    of the _OPENING_VERBS is quoted as it is."""
     text = " ".join(description.split())
     match = _THIRD_PERSON.fullmatch(text)
     if match is None:
