@@ -372,3 +372,19 @@ def test_without_a_rubric_a_described_misconception_is_found_too(grader: Offline
     verdict = grader.grade(request)
     assert verdict.misconceptions == ["logistic-with-mse"]
     assert verdict.rubric.correctness <= 0.3
+
+
+def test_a_one_word_right_answer_to_a_one_sentence_reference_is_clear(
+    grader: OfflineGrader,
+) -> None:
+    """Without a rubric, clarity's length adequacy asks for an eighth of the reference's content
+    words (one at least): "parallel" answers a one-sentence reference in full, and saying more
+    words that are not the reference's does not make an answer clearer."""
+    question = "Which kind of circuit keeps the other bulbs lit when one bulb burns out?"
+    reference = "A parallel circuit, because each bulb has its own path to the battery."
+    terse, padded = (
+        grader.grade(GradingRequest(question=question, reference_answer=reference, answer=a))
+        for a in ("parallel", "I think it could be the parallel one, probably, maybe")
+    )
+    assert terse.rubric.clarity >= padded.rubric.clarity
+    assert terse.rubric.clarity >= 0.8

@@ -31,10 +31,10 @@ correctness = P(correct) (capped likewise, halved when the answer denies a refer
 it talks about: "absorb less heat" for "absorb more heat"); completeness = the harmonic mean of
 the share of the reference's new content words the answer says and the share of the answer's
 new content words that are the reference's (so saying more earns nothing by itself); clarity =
-ADEQUACY_SHARE x length adequacy against the reference (content words / max(2, a third of the
-reference's), capped at 1, x 0.7 past 4x the reference plus 20 words) + the rest x the share of
-the answer's words that are the reference's. These two halved the length bias inside a human
-grade on SemEval and SAF at no cost in agreement (BENCHMARKS.md).
+ADEQUACY_SHARE x length adequacy against the reference (content words / max(1, an eighth of the
+reference's: ADEQUATE_SHARE_OF_REFERENCE), capped at 1, x 0.7 past 4x the reference plus 20
+words) + the rest x the share of the answer's words that are the reference's. These two halved
+the length bias inside a human grade on SemEval and SAF at no cost in agreement (BENCHMARKS.md).
 
 The verdict carries `certainty` (`uncertainty.py`): low when the two readings disagree, points
 are half-said, or much of the answer is in words the grader cannot place.
@@ -94,6 +94,10 @@ ADEQUATE_WORDS = 3
 RAMBLING_WORDS = 250
 FOCUS_SHARE = 0.3
 ADEQUACY_SHARE = 0.6
+# A short answer is adequate at an eighth of the reference's content words ("parallel" for a
+# one-sentence reference). A third, as before, penalised right one-word answers: chosen on the
+# SemEval and SAF train splits, where it lowered the length rho at the same agreement.
+ADEQUATE_SHARE_OF_REFERENCE = 1 / 8
 NEAR_MISS_COVERAGE = 0.7
 SLIP_COVERAGE = 0.5
 PROCEDURAL_QUESTION = re.compile(
@@ -133,7 +137,8 @@ def clarity_of(answer: TextView, reference: TextView, *, precision: float) -> fl
     n, r = len(answer.stems), len(reference.stems)
     if n == 0:
         return 0.0
-    adequacy = min(1.0, n / max(2.0, r / 3)) * (0.7 if n > 4 * r + 20 else 1.0)
+    adequacy = min(1.0, n / max(1.0, r * ADEQUATE_SHARE_OF_REFERENCE))
+    adequacy *= 0.7 if n > 4 * r + 20 else 1.0
     return round(ADEQUACY_SHARE * adequacy + (1 - ADEQUACY_SHARE) * precision, 4)
 
 
