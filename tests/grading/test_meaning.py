@@ -77,6 +77,28 @@ def test_maths_symbols_are_read_as_written() -> None:
     assert says("r << d", "r ≪ d")[0] == 1.0  # ...but it is the operator
 
 
+@pytest.mark.parametrize(
+    ("phrasing", "answer"),
+    [
+        ("O(n^2) overall", "every check walks the whole list, so it's n^2 overall"),
+        ("O(n^2) overall", "quadratic overall"),
+        ("O(n²) overall", "O(n ** 2) overall"),
+        ("O(1) membership", "membership in constant time"),
+        ("O(n log n) sort", "sorting is O(n log n)"),
+    ],
+)
+def test_complexity_is_read_in_any_spelling(phrasing: str, answer: str) -> None:
+    assert says(phrasing, answer)[0] == 1.0
+
+
+def test_one_complexity_is_not_another() -> None:
+    assert says("O(n) lookup", "O(n^2) lookup")[0] < 1.0
+    assert says("O(n^2) overall", "O(n^3) overall")[0] < 1.0
+    assert says("O(1) membership", "O(n) membership")[0] < 1.0
+    # "quadratic" names a loss, not a running time, and stays a word
+    assert "o(n^2)" not in Analysis.of("a quadratic loss").texts
+
+
 def test_one_ordinary_word_does_not_make_a_point() -> None:
     question = "How is each LoRA factor initialised?"
     # "A random" comes down to "random": an answer that says "randomly" elsewhere makes nothing

@@ -6,7 +6,9 @@ are replaced by their group's canonical form ("modifies" and "mutates" both beco
 stopwords are dropped, and every remaining token remembers whether a negation ("not", "never",
 "doesn't", "rather than", "instead of"...) governs it within its clause. Numbers are tokens too
 ("0.73", "1e-3", "16,777,216") and compare numerically; code operators (`==`, `+=`, `**`...)
-are tokens.
+are tokens. A complexity is one token in any spelling: "O(n^2)", "O(n ** 2)", "O(n²)", "n^2",
+"n squared" and "quadratic" (not "quadratic loss") all read "o(n^2)", "constant time" reads
+"o(1)", "linear time" "o(n)"; two complexities match only when equal.
 
 A *phrasing* (a key point, one of its accepted phrasings, or a misconception cue) is found in an
 answer when its content tokens occur close together (`find`):
@@ -45,7 +47,8 @@ from tutorgraph.grading import _text
 LEXICON_PATH = Path(__file__).with_name("lexicon.yaml")
 
 _TOKEN = re.compile(
-    r"(?P<num>(?<![a-z_\d])-?(?:\d{1,3}(?:,\d{3})+(?![\d,])|\d+)(?:\.\d+)?(?:e-?\d+)?%?)"
+    r"(?P<bigo>(?<![a-z_\d])o\([^()]{1,30}\))"
+    r"|(?P<num>(?<![a-z_\d])-?(?:\d{1,3}(?:,\d{3})+(?![\d,])|\d+)(?:\.\d+)?(?:e-?\d+)?%?)"
     r"|(?P<op>==|!=|<=|>=|\+=|-=|\*=|/=|\*\*|//|:=|->|=)"
     r"|(?P<word>[a-z_][a-z0-9_]*(?:'[a-z]+)?|\d+[a-z_]\w*)"
     r"|(?P<stop>[.;:!?()]|,\s|\s[-–—]\s|\n)"
@@ -83,8 +86,31 @@ MIN_REQUIRED = 2  # a phrasing reduced to fewer tokens by the question's words n
 CONTRADICTION_MIN_SHARE = 0.5
 
 
+# Complexity said in words or without the O, as the O-notation it means (`_complexity`).
+_COMPLEXITY_WORDS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"\bconstant[- ]time\b"), "o(1)"),
+    (re.compile(r"\blinear[- ]time\b"), "o(n)"),
+    (re.compile(r"\blog(?:arithmic)?[- ]time\b"), "o(log n)"),
+    (
+        re.compile(r"\bquadratic(?:[- ]time)?\b(?![- ](?:loss|penalty|form|function|cost|term))"),
+        "o(n^2)",
+    ),
+    (re.compile(r"\bn[- ]squared\b"), "o(n^2)"),
+    (re.compile(r"(?<![\w(^*])n ?(?:\^|\*\*) ?2(?![\d.])"), "o(n^2)"),
+)
+_SUPERSCRIPTS = str.maketrans({"\u00b2": "^2", "\u00b3": "^3"})
+
+
 def _fold(text: str) -> str:
-    return _text.ascii_fold(text.replace("`", " "))
+    folded = _text.ascii_fold(text.replace("`", " ").translate(_SUPERSCRIPTS))
+    for pattern, notation in _COMPLEXITY_WORDS:
+        folded = pattern.sub(notation, folded)
+    return folded
+
+
+def _complexity(raw: str) -> str:
+    """One spelling of an O-notation: "O(n ** 2)", "O(n^2)", "O(n²)" all read "o(n^2)"."""
+    return re.sub(r"[\s*]", "", raw.replace("**", "^"))
 
 
 def _number(token: str) -> str | None:
@@ -210,6 +236,10 @@ def _analyse(text: str, lexicon: Lexicon, verbatim: bool) -> Analysis:
             negation_left = max(0, negation_left - 1)
             i += 1
             continue
+        if kind == "bigo":
+            tokens.append(Token(_complexity(raw), negation_left > 0, len(tokens)))
+            i += 1
+            continue
         if kind == "op":
             text = ASSIGNMENT if raw == "=" else raw
             tokens.append(Token(text, negation_left > 0, len(tokens)))
@@ -312,6 +342,8 @@ def _texts_match(
             and have_number is not None
             and _same_number(want_number, have_number)
         )
+    if want.startswith("o(") or have.startswith("o("):  # O(n) is not O(n^2): no typo slack
+        return want == have
     if _text.near(want, have):
         return True
     return not strict and _stem_prefix(want, have)
