@@ -22,6 +22,14 @@ from tutorgraph.knowledge import get_domain
             "Does not realise that dropout must be disabled at evaluation time.",
             "you seem not to realise that dropout must be disabled at evaluation time.",
         ),
+        (
+            "Compares perplexity across tokenizers, or treats lower perplexity as proof.",
+            "you seem to compare perplexity across tokenizers, or treat lower perplexity as proof.",
+        ),
+        (
+            "Does not realise dropout is off at evaluation (or treats its noise as normal).",
+            "you seem not to realise dropout is off at evaluation (or treat its noise as normal).",
+        ),
     ],
 )
 def test_a_misconception_is_said_to_the_learner(description: str, said: str) -> None:
@@ -48,3 +56,4 @@ def test_every_shipped_description_reads_as_a_sentence_to_the_learner() -> None:
                 said = misconception_warning(misconception.description)
                 assert said.startswith("This sounds like a common misconception: you seem ")
                 assert "you seem to believes" not in said and "to does" not in said
+                assert " or treats " not in said and "(or treats " not in said

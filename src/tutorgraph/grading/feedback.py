@@ -45,27 +45,35 @@ _OPENING_VERBS = (
     "Ignores|Forgets|Overlooks|Chooses|Calls|Puts|Writes|Sets|Relies|Does not"
 )
 _THIRD_PERSON = re.compile(rf"({_OPENING_VERBS})\s+(\S.*)", re.DOTALL)
+_SECOND_VERB = re.compile(
+    rf"(\(or|\bor|\band) ({_OPENING_VERBS.replace('|Does not', '').lower()})\b"
+)
 
 
 def misconception_warning(description: str) -> str:
     """A misconception's description ("Believes a variable is a box ...") said to the learner
     ("you seem to believe a variable is a box ..."); a description that does not open with one
-    of the _OPENING_VERBS is quoted as it is."""
+    of the _OPENING_VERBS is quoted as it is. A second known verb joined by "or" / "and"
+    ("..., or treats lower perplexity as ...") is turned to the learner too."""
     text = " ".join(description.split())
     match = _THIRD_PERSON.fullmatch(text)
     if match is None:
         return f"Watch out for a common misconception: {text}"
     verb, rest = match.groups()
+    rest = _SECOND_VERB.sub(lambda m: f"{m[1]} {_base_form(m[2])}", rest)
     if verb == "Does not":
         return f"This sounds like a common misconception: you seem not to {rest}"
+    return f"This sounds like a common misconception: you seem to {_base_form(verb)} {rest}"
+
+
+def _base_form(verb: str) -> str:
+    """ "Believes" -> "believe", "applies" -> "apply", "catches" -> "catch"."""
     verb = verb.lower()
     if verb.endswith("ies"):
-        base = verb[:-3] + "y"  # applies -> apply
-    elif verb.endswith(("ches", "shes", "sses", "xes", "zes")):
-        base = verb[:-2]  # catches -> catch
-    else:
-        base = verb[:-1]  # believes -> believe
-    return f"This sounds like a common misconception: you seem to {base} {rest}"
+        return verb[:-3] + "y"
+    if verb.endswith(("ches", "shes", "sses", "xes", "zes")):
+        return verb[:-2]
+    return verb[:-1]
 
 
 def offline_feedback(inputs: FeedbackInputs) -> str:
