@@ -263,3 +263,55 @@ def test_a_topic_program_may_build_on_a_program_earlier_in_its_file() -> None:
     [item] = write_questions(TopicMaterial(TOPIC, text, earlier))
     assert "odds = [1, 3, 5]\n\nprint(odds[0])" in item.text
     assert item.reference_answer == "It prints: 1 / 5"
+
+
+TCP = Topic(
+    topic_id="closing",
+    title="Closing a connection",
+    unit_id="u1",
+    section_ids=["s1"],
+    key_terms=["segment", "receiver", "window", "time_wait"],
+    key_points=[],
+    words=80,
+)
+
+
+def test_a_stated_reason_or_purpose_becomes_a_why_question() -> None:
+    text = (
+        "The side that closes first waits in TIME_WAIT for twice the maximum segment lifetime "
+        "so that delayed segments cannot be mistaken for a new connection.\n\n"
+        "Because segments can arrive out of order, the receiver buffers them and delivers "
+        "bytes in order.\n\n"
+        "Once the receiver has buffered a segment so that it can reorder bytes, the window "
+        "shrinks.\n"
+    )
+    items = write_questions(TopicMaterial(TCP, text), wanted=8)
+    why = {i.text: i.key_points for i in items if i.bloom_level is BloomLevel.UNDERSTAND}
+    assert why == {
+        "In Closing a connection: The side that closes first waits in TIME_WAIT for twice the "
+        "maximum segment lifetime. What is this for?": [
+            "so that delayed segments cannot be mistaken for a new connection"
+        ],
+        "In Closing a connection: The receiver buffers them and delivers bytes in order. Why?": [
+            "because segments can arrive out of order"
+        ],
+    }  # a fact opening with a condition ("Once ...") states nothing on its own: not asked
+    assert not any(leaks(i) for i in items)
+
+
+def test_a_blank_asks_a_recurring_concept_never_a_judgement_or_the_title() -> None:
+    text = (
+        "The receiver advertises a window of free buffer space to the sender.\n\n"
+        "A zero window pauses the sender until the receiver reads its buffer again.\n\n"
+        "It is always important that the sender respects the window the receiver advertises.\n\n"
+        "Closing a connection takes four segments in all, two in each direction.\n"
+    )
+    items = write_questions(TopicMaterial(TCP, text), wanted=8)
+    blanks = [i for i in items if "fill in the blank" in i.text]
+    assert blanks, "a recurring concept of the topic is asked"
+    for blank in blanks:
+        assert blank.text.count("_____") == 1
+        assert blank.key_points[0].lower() in {"window", "receiver", "sender"}
+        assert blank.key_points[0].lower() not in blank.text.lower().split("blank:")[1]
+    asked = {b.key_points[0].lower() for b in blanks}
+    assert not asked & {"always", "important", "closing", "connection"}

@@ -7,6 +7,11 @@ words and every key point is a clause the sources state:
 | level      | type       | source                                     | question                  |
 |------------|------------|--------------------------------------------|---------------------------|
 | remember   | conceptual | "X is a ..." / "X means ..." (X a term)    | In <topic>, what is X?    |
+| remember   | conceptual | a statement naming a concept of the topic  | Fill in the blank: ...    |
+|            |            | once (asked last, at most BLANKS_PER_TOPIC)| (the concept blanked out) |
+| understand | conceptual | "<fact> because / so that / in order to    | <fact>. Why? / What is    |
+|            |            | <reason>", "Because <reason>, <fact>"      | this for? (the reason is  |
+|            |            | (a fact that stands alone)                 | the key point)            |
 | understand | conceptual | a sentence opening with X, with a purpose  | What does X do, and why?  |
 |            |            | or cause cue ("so that", "because"...)     |                           |
 | apply      | scenario   | a program, the prose that explains it, and | What does this code do?   |
@@ -87,6 +92,7 @@ def write_questions(material: TopicMaterial, *, wanted: int = ITEMS_PER_TOPIC) -
     terms = _topic_terms(topic, material.text)
     families = [
         _definitions(topic, sents, terms),
+        _reasons(topic, sents),
         _purposes(topic, sents, terms),
         [
             _item(
@@ -97,13 +103,14 @@ def write_questions(material: TopicMaterial, *, wanted: int = ITEMS_PER_TOPIC) -
         _use_when(topic, sents, terms),
         _contrasts(topic, sents, terms),
     ]
-    # Round robin over the template families, so no one family fills the topic.
+    # Round robin over the template families, so no one family fills the topic; a blank to
+    # fill in is the plainest question, asked only where the others leave room.
     candidates = [
         family[i]
         for i in range(max((len(f) for f in families), default=0))
         for family in families
         if i < len(family)
-    ]
+    ] + _blanks(topic, sents, terms, material.text)[:BLANKS_PER_TOPIC]
     chosen: list[QuizItem] = []
     used_evidence: set[str] = set()
     # One per Bloom level first (breadth), then fill by order.
@@ -263,6 +270,188 @@ def _purposes(topic: Topic, sents: Sequence[str], terms: set[str]) -> list[QuizI
             )
         )
     return items
+
+
+# "<fact> because <reason>" / "<fact> so that <purpose>": the fact is stated, the reason asked.
+_REASON = re.compile(r",?\s+\b(because|as a result of|due to)\b\s+", re.I)
+_AIM = re.compile(
+    r",?\s+\b(so that|in order to|to make sure|to ensure|to prevent|to avoid|to stop)\b\s+",
+    re.I,
+)
+_LEADING_REASON = re.compile(r"^because\s+(?P<reason>[^,]{10,}),\s+(?P<fact>.+)$", re.I)
+_ASKS = ((_REASON, "Why?"), (_AIM, "What is this for?"))
+FACT_MIN_WORDS = 5
+REASON_MIN_WORDS = 4
+# A fact that needs the sentence before it ("It...", "This...") or names an example is not asked.
+_NEEDS_CONTEXT = re.compile(
+    r"^(it|this|that|these|those|they|he|she|we|you|here|there)\b"
+    # ...or is no statement but the condition of one: "Once we start putting things in
+    # functions so that we can re-use them, we need to..."
+    r"|^(once|when|whenever|if|as|since|while|after|before|although|though|unless|until)\b",
+    re.I,
+)
+
+
+def _reasons(topic: Topic, sents: Sequence[str]) -> list[QuizItem]:
+    """A sentence that states a fact and its reason or purpose ("The side that closes first
+    waits in TIME_WAIT ... so that delayed segments cannot be mistaken for a new one"): the
+    question states the fact and asks why ("... What is this for?"); the key point is the
+    reason, in the source's words."""
+    items = []
+    for sentence in sents:
+        if not 10 <= len(sentence.split()) <= 45 or _AN_EXAMPLE.search(sentence):
+            continue
+        for cue, ask in _ASKS:
+            match = cue.search(sentence)
+            leading = _LEADING_REASON.match(sentence)
+            if leading is not None and cue is _REASON:  # "Because X, Y": Y, because X
+                fact = leading.group("fact")
+                fact = fact[:1].upper() + fact[1:].strip(" .;")
+                reason, cue_word = leading.group("reason"), "because"
+            elif match is not None:
+                fact = sentence[: match.start()].strip(" ,;")
+                reason, cue_word = sentence[match.end() :].strip(" .;"), match.group(1).lower()
+            else:
+                continue
+            if (
+                len(fact.split()) < FACT_MIN_WORDS
+                or len(reason.split()) < REASON_MIN_WORDS
+                or _NEEDS_CONTEXT.match(fact)
+                or "`" in fact
+                or not re.search(r"[\w)\"']$", fact)  # "... i.e." / "... enough:" cut short
+                or re.search(r"\b(i\.e|e\.g)\.?$", fact)
+                or _POINTS_ELSEWHERE.search(sentence)  # "because of pitfalls like this"
+            ):
+                break
+            question = f"In {_topic_phrase(topic)}: {fact}. {ask}"
+            points = [f"{cue_word} {reason}"]
+            items.append(
+                _item(
+                    topic, BloomLevel.UNDERSTAND, "conceptual", question, sentence, points, sentence
+                )
+            )
+            break
+    return items
+
+
+BLANK = "_____"
+BLANK_MIN_MENTIONS = 3  # a one-word term is asked only when the topic keeps coming back to it
+# One-word salient "terms" that are judgements or manner, not the topic's concepts.
+_NOT_A_CONCEPT = frozenset(
+    [
+        "always",
+        "never",
+        "often",
+        "usually",
+        "important",
+        "useful",
+        "good",
+        "bad",
+        "better",
+        "best",
+        "correct",
+        "wrong",
+        "true",
+        "false",
+        "right",
+        "easy",
+        "hard",
+        "simple",
+        "possible",
+        "different",
+        "same",
+        "new",
+        "old",
+        "first",
+        "last",
+        "next",
+        "whole",
+    ]
+)
+BLANKS_PER_TOPIC = 2  # fill-in-the-blank items are the easiest to write: they may not fill a topic
+
+
+def _blanks(topic: Topic, sents: Sequence[str], terms: set[str], text: str) -> list[QuizItem]:
+    """A statement that names one of the topic's concepts once: the concept blanked out ("In
+    slow start the _____ doubles every round trip"), to be filled in. A concept is a term of
+    several words, or one the topic's text names BLANK_MIN_MENTIONS times, that is no judgement
+    ("important") and not the title's; the longest is asked, one question per concept."""
+    title = normalise(topic.title)
+    said_in_topic = f" {normalise(lesson_prose(text))} "
+    mentions = {t: said_in_topic.count(f" {t} ") for t in terms}
+    concepts = {
+        t
+        for t in terms
+        if len(t) >= 4
+        and t not in _NOT_A_CONCEPT
+        and not t.endswith("ly")
+        and "'" not in t  # "we've seen"
+        and not t.startswith(("not ", "no "))  # "not exist": a verb phrase, not a concept
+        and not t.endswith("ing")  # "converting": an action of the text, not its concept
+        and mentions[t] >= (BLANK_MIN_MENTIONS if " " not in t else 2)
+        and not (stems_of(t) & stems_of(title))
+    }
+    listed = _list_items(text)
+    items = []
+    asked: set[str] = set()
+    for sentence in sents:
+        said = f" {normalise(sentence)} "
+        if (
+            not 8 <= len(sentence.split()) <= 35
+            or _AN_EXAMPLE.search(sentence)
+            or _POINTS_ELSEWHERE.search(sentence)
+            or "`" in sentence
+            or not sentence[:1].isupper()
+            or re.match(r"^to\b", sentence, re.I)  # "To be able to read a traceback": an aim
+            or any(said.strip() in item for item in listed)  # a bullet: often no sentence
+        ):
+            continue
+        found = [t for t in concepts if said.count(f" {t} ") == 1 and t not in asked]
+        if not found:
+            continue
+        term = max(found, key=len)
+        written = re.search(rf"(?<!\w){re.escape(term)}(?!\w)", sentence, re.I)
+        if written is None:
+            continue
+        blanked = sentence[: written.start()] + BLANK + sentence[written.end() :]
+        if _gives_away(term, blanked):
+            continue
+        question = f"In {_topic_phrase(topic)}, fill in the blank: {blanked}"
+        asked.add(term)
+        items.append(
+            _item(
+                topic,
+                BloomLevel.REMEMBER,
+                "conceptual",
+                question,
+                sentence,
+                [written.group(0)],
+                sentence,
+            )
+        )
+    return items
+
+
+# A sentence that points at something it does not show ("pitfalls like this", "these values")
+# cannot be understood on its own in a quiz.
+_POINTS_ELSEWHERE = re.compile(r"\b(this|these|those|like that|such)\b", re.I)
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(.*)$")
+
+
+def _list_items(text: str) -> list[str]:
+    """The normalised text of each list item: objectives and notes, often without a verb."""
+    return [normalise(m.group(1)) for line in text.splitlines() if (m := _LIST_ITEM.match(line))]
+
+
+def _gives_away(term: str, blanked: str) -> bool:
+    """The sentence around the blank names the concept another way: "docstring" around a blanked
+    "string", "convert" around "converting", "files" around "filenames"."""
+    wanted = normalise(term).replace(" ", "")
+    for stem in stems_of(blanked.replace(BLANK, " ")):
+        if len(stem) >= 4 and (stem in wanted or wanted.startswith(stem)):
+            return True
+    around = {w for w in normalise(blanked.replace(BLANK, " ")).split() if len(w) >= 4}
+    return any(wanted in word for word in around)
 
 
 def _clauses(sentence: str) -> list[str]:

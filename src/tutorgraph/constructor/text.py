@@ -14,7 +14,13 @@ from collections.abc import Iterable, Sequence
 from tutorgraph.grading._text import STOPWORDS, normalise, stem
 
 FENCE_BLOCK = re.compile(r"^(```|~~~).*?^\1\s*$", re.M | re.S)
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(\[])")
+# A sentence ends at . ! or ? before a capital, but not after a title or a common abbreviation
+# ("Dr. Maverick", "e.g. NumPy"). (Fixed-width lookbehinds: one per abbreviation length.)
+_SENTENCE_END = re.compile(
+    r"(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bSt\.)(?<!\bMrs\.)(?<!\bProf\.)(?<!\bFig\.)"
+    r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)"
+    r"(?<=[.!?])\s+(?=[A-Z`\"'(\[])"
+)
 _BOLD = re.compile(r"\*\*([^*\n]{2,60})\*\*|__([^_\n]{2,60})__")
 _CODE_SPAN = re.compile(r"`([^`\n]{1,40})`")
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
