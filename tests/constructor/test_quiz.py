@@ -21,6 +21,7 @@ from tutorgraph.constructor.state import (
     Topic,
     Unit,
 )
+from tutorgraph.constructor.text import sentences
 from tutorgraph.knowledge.bloom import BloomLevel
 
 TEXT = """A dictionary is a collection that maps each key to a value. Keys must be hashable
@@ -315,3 +316,11 @@ def test_a_blank_asks_a_recurring_concept_never_a_judgement_or_the_title() -> No
         assert blank.key_points[0].lower() not in blank.text.lower().split("blank:")[1]
     asked = {b.key_points[0].lower() for b in blanks}
     assert not asked & {"always", "important", "closing", "connection"}
+
+
+def test_a_title_or_an_abbreviation_does_not_end_a_sentence() -> None:
+    text = "We asked Dr. Maverick if they ran other trials. Libraries, e.g. NumPy, add tools."
+    assert sentences(text) == [
+        "We asked Dr. Maverick if they ran other trials.",
+        "Libraries, e.g. NumPy, add tools.",
+    ]
