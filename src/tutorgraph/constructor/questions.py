@@ -434,7 +434,7 @@ def _blanks(topic: Topic, sents: Sequence[str], terms: set[str], text: str) -> l
 
 # A sentence that points at something it does not show ("pitfalls like this", "these values")
 # cannot be understood on its own in a quiz.
-_POINTS_ELSEWHERE = re.compile(r"\b(this|these|those|like that|such)\b", re.I)
+_POINTS_ELSEWHERE = re.compile(r"\b(this|these|those|like that|such|on the other hand)\b", re.I)
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(.*)$")
 
 
