@@ -3,15 +3,9 @@ answerable by a search with the question alone, no leaks, no duplicates; the rea
 
 from __future__ import annotations
 
+from tutorgraph.constructor.item_checks import EvidenceIndex, check_items, duplicates, leaks
 from tutorgraph.constructor.programs import with_context
-from tutorgraph.constructor.questions import (
-    EvidenceIndex,
-    TopicMaterial,
-    check_items,
-    duplicates,
-    leaks,
-    write_questions,
-)
+from tutorgraph.constructor.questions import TopicMaterial, write_questions
 from tutorgraph.constructor.readiness import quiz_checks, score, structure_check
 from tutorgraph.constructor.state import (
     CourseStructure,

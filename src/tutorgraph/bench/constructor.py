@@ -40,8 +40,8 @@ from tutorgraph.bench.assessment import (
 )
 from tutorgraph.bench.learners import SimulatedLearner
 from tutorgraph.constructor.build import build_course, collect_files, uploads_from
+from tutorgraph.constructor.item_checks import EvidenceIndex
 from tutorgraph.constructor.publish import build_domain
-from tutorgraph.constructor.questions import EvidenceIndex
 from tutorgraph.constructor.state import ConstructorState
 from tutorgraph.content.extract import ExtractionLimits
 from tutorgraph.engines import offline_engine

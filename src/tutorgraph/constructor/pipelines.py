@@ -12,7 +12,7 @@ from langgraph.runtime import Runtime
 
 from tutorgraph.constructor import agents, analysis, readiness
 from tutorgraph.constructor.context import ConstructorContext
-from tutorgraph.constructor.questions import EvidenceIndex, check_items
+from tutorgraph.constructor.item_checks import EvidenceIndex, check_items
 from tutorgraph.constructor.state import (
     CourseStructure,
     FileFailure,

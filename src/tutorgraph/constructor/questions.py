@@ -1,8 +1,6 @@
-"""The offline quiz writer and the quiz checks.
-
-Writer: questions from templates per Bloom level, each filled from one source sentence (or a
-code block and the prose that explains it), so every reference answer is the author's own
-words and every key point is a clause the sources state:
+"""The offline quiz writer: questions from templates per Bloom level, each filled from one
+source sentence (or a code block and the prose that explains it), so every reference answer is
+the author's own words and every key point is a clause the sources state:
 
 | level      | type       | source                                     | question                  |
 |------------|------------|--------------------------------------------|---------------------------|
@@ -28,31 +26,21 @@ it stands alone (no lead-in ending with a colon, no "And then...", no exercise i
 and is the lesson's own (exercises and their solutions are skipped: a solution's sentence is
 true of its exercise only). The program rows are `programs.py`'s (what it shows a program
 with, and what it leaves out). The offline writer does not write evaluate or create
-questions: it cannot judge trade-offs.
-
-Checks (used by quiz generation and validation): an item is answerable when a BM25 search of
-the sources with the question alone finds its evidence in the top results; it leaks when the
-question states most of its own key points; two items duplicate when their content words mostly
-coincide. The writer cannot judge whether a question is interesting, and its questions are
-only as grammatical as the templates."""
+questions: it cannot judge trade-offs. Whichever engine writes a quiz, `item_checks.py`
+checks it. The writer cannot judge whether a question is interesting, and its questions are only
+as grammatical as the templates."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import ClassVar
-
-import bm25s
-import Stemmer
 
 from tutorgraph.constructor.programs import program_questions
-from tutorgraph.constructor.state import QuizItem, SourceChunk, Topic
+from tutorgraph.constructor.state import QuizItem, Topic
 from tutorgraph.constructor.text import (
-    FENCE_BLOCK,
     definition_of,
     marked_terms,
-    overlap,
     sentences,
     stands_alone,
     stems_of,
@@ -61,10 +49,6 @@ from tutorgraph.grading._text import normalise
 from tutorgraph.knowledge.bloom import BloomLevel, QuestionType
 
 ITEMS_PER_TOPIC = 4
-ANSWERABLE_TOP_K = 3
-ANSWERABLE_COVERAGE = 0.7  # share of the evidence's content stems a retrieved chunk must hold
-LEAK_SHARE = 0.6  # a question holding this share of a key point's content stems gives it away
-DUPLICATE_SHARE = 0.8
 
 _PURPOSE = re.compile(
     r"\b(because|so that|in order to|allows?|lets|enables?|prevents?|ensures?|avoids?|"
@@ -72,7 +56,6 @@ _PURPOSE = re.compile(
     re.I,
 )
 _CONTRAST = re.compile(r"\b(whereas|unlike|instead of|rather than|while|but not)\b", re.I)
-_STEMMER = Stemmer.Stemmer("english")
 
 
 @dataclass(frozen=True)
@@ -543,105 +526,3 @@ def _as_written(term: str, sentence: str) -> str:
     """The term as the sentence spells it ("False", not "false"), when it does."""
     found = re.search(rf"(?<!\w){re.escape(term)}(?!\w)", sentence, re.I)
     return found.group(0) if found else term
-
-
-class EvidenceIndex:
-    """BM25 over the source chunks: the answerability check's search."""
-
-    _recent: ClassVar[dict[tuple[str, ...], EvidenceIndex]] = {}
-
-    @classmethod
-    def of(cls, chunks: Sequence[SourceChunk]) -> EvidenceIndex:
-        """The index of these chunks, built once: quiz generation checks every topic's items
-        and validation checks them all again against the same sources. (Chunk ids name an
-        upload and a position, so the same ids are the same text.)"""
-        key = tuple(c.chunk_id for c in chunks)
-        index = cls._recent.get(key)
-        if index is None:
-            index = cls(chunks)
-            cls._recent.clear()  # one build's sources at a time
-            cls._recent[key] = index
-        return index
-
-    def __init__(self, chunks: Sequence[SourceChunk]) -> None:
-        self.chunks = list(chunks)
-        self._retriever = bm25s.BM25()
-        if self.chunks:
-            self._retriever.index(self._tokens([c.text for c in self.chunks]), show_progress=False)
-
-    @staticmethod
-    def _tokens(texts: Sequence[str]) -> bm25s.tokenization.Tokenized:
-        return bm25s.tokenize(list(texts), stopwords="en", stemmer=_STEMMER, show_progress=False)
-
-    def search(self, query: str, *, k: int) -> list[SourceChunk]:
-        if not self.chunks:
-            return []
-        tokens = self._tokens([query])
-        if not tokens.vocab:
-            return []
-        ids, scores = self._retriever.retrieve(
-            tokens, k=min(k, len(self.chunks)), show_progress=False, n_threads=0
-        )
-        return [self.chunks[int(i)] for i, s in zip(ids[0], scores[0], strict=True) if float(s) > 0]
-
-    def evidence_for(self, item: QuizItem) -> SourceChunk | None:
-        """The retrieved chunk that holds the item's evidence, searching with the question
-        only (the reference answer is not part of the query)."""
-        wanted = normalise(item.evidence)
-        wanted_stems = stems_of(item.evidence)
-        for chunk in self.search(item.text, k=ANSWERABLE_TOP_K):
-            text = normalise(chunk.text)
-            if wanted and wanted in text:
-                return chunk
-            if overlap(wanted_stems, stems_of(chunk.text)) >= ANSWERABLE_COVERAGE:
-                return chunk
-        return None
-
-
-def leaks(item: QuizItem) -> bool:
-    """The question's words state most of one of its own key points. A code block in the
-    question is left out: a program's output repeats its print statements' words without
-    giving away what it computes."""
-    asked = stems_of(FENCE_BLOCK.sub(" ", item.text))
-    for point in item.key_points:
-        point_stems = stems_of(point)
-        if len(point_stems) >= 3 and overlap(point_stems, asked) >= LEAK_SHARE:
-            return True
-    return False
-
-
-def duplicates(items: Sequence[QuizItem]) -> dict[str, str]:
-    """item id -> the earlier item it duplicates."""
-    seen: list[tuple[str, set[str], set[str]]] = []
-    found: dict[str, str] = {}
-    for item in items:
-        question, answer = stems_of(item.text), stems_of(item.reference_answer)
-        for other_id, other_q, other_a in seen:
-            same_question = question == other_q or (
-                overlap(question, other_q) >= DUPLICATE_SHARE
-                and overlap(other_q, question) >= DUPLICATE_SHARE
-            )
-            if same_question and overlap(answer, other_a) >= DUPLICATE_SHARE:
-                found[item.item_id] = other_id
-                break
-        else:
-            seen.append((item.item_id, question, answer))
-    return found
-
-
-def check_items(items: Sequence[QuizItem], index: EvidenceIndex) -> list[QuizItem]:
-    """Each item with its problems listed (an empty list keeps it)."""
-    dupes = duplicates(items)
-    checked = []
-    for item in items:
-        problems = []
-        if index.evidence_for(item) is None:
-            problems.append("not answerable: a search of the sources with the question misses it")
-        if leaks(item):
-            problems.append("leaks its answer: the question states its key point")
-        if item.item_id in dupes:
-            problems.append(f"duplicates {dupes[item.item_id]}")
-        if not item.key_points:
-            problems.append("has no key points to grade against")
-        checked.append(item.model_copy(update={"problems": problems}))
-    return checked

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tutorgraph.constructor.analysis import structure_issues
-from tutorgraph.constructor.questions import EvidenceIndex, duplicates, leaks
+from tutorgraph.constructor.item_checks import EvidenceIndex, duplicates, leaks
 from tutorgraph.constructor.state import (
     Check,
     CourseStructure,
