@@ -36,6 +36,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from tutorgraph.constructor.context import ITEMS_PER_TOPIC
 from tutorgraph.constructor.programs import program_questions
 from tutorgraph.constructor.state import QuizItem, Topic
 from tutorgraph.constructor.text import (
@@ -47,8 +48,6 @@ from tutorgraph.constructor.text import (
 )
 from tutorgraph.grading._text import normalise
 from tutorgraph.knowledge.bloom import BloomLevel, QuestionType
-
-ITEMS_PER_TOPIC = 4
 
 _PURPOSE = re.compile(
     r"\b(because|so that|in order to|allows?|lets|enables?|prevents?|ensures?|avoids?|"
