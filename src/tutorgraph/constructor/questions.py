@@ -70,7 +70,8 @@ class TopicMaterial:
 def write_questions(material: TopicMaterial, *, wanted: int = ITEMS_PER_TOPIC) -> list[QuizItem]:
     """Up to `wanted` questions on one topic, one per template family first, climbing Bloom."""
     topic = material.topic
-    sents = [s for s in sentences(lesson_prose(material.text)) if stands_alone(s)]
+    prose = lesson_prose(material.text)
+    sents = [s for s in sentences(prose) if stands_alone(s)]
     terms = _topic_terms(topic, material.text)
     families = [
         _definitions(topic, sents, terms),
@@ -92,7 +93,7 @@ def write_questions(material: TopicMaterial, *, wanted: int = ITEMS_PER_TOPIC) -
         for i in range(max((len(f) for f in families), default=0))
         for family in families
         if i < len(family)
-    ] + _blanks(topic, sents, terms, material.text)[:BLANKS_PER_TOPIC]
+    ] + _blanks(topic, sents, terms, prose, material.text)[:BLANKS_PER_TOPIC]
     chosen: list[QuizItem] = []
     used_evidence: set[str] = set()
     # One per Bloom level first (breadth), then fill by order.
@@ -254,6 +255,10 @@ def _purposes(topic: Topic, sents: Sequence[str], terms: set[str]) -> list[QuizI
     return items
 
 
+# A sentence that points at something it does not show ("pitfalls like this", "these values")
+# cannot be understood on its own in a quiz.
+_POINTS_ELSEWHERE = re.compile(r"\b(this|these|those|like that|such|on the other hand)\b", re.I)
+
 # "<fact> because <reason>" / "<fact> so that <purpose>": the fact is stated, the reason asked.
 _REASON = re.compile(r",?\s+\b(because|as a result of|due to)\b\s+", re.I)
 _AIM = re.compile(
@@ -264,7 +269,7 @@ _LEADING_REASON = re.compile(r"^because\s+(?P<reason>[^,]{10,}),\s+(?P<fact>.+)$
 _ASKS = ((_REASON, "Why?"), (_AIM, "What is this for?"))
 FACT_MIN_WORDS = 5
 REASON_MIN_WORDS = 4
-# A fact that needs the sentence before it ("It...", "This...") or names an example is not asked.
+# A fact that needs the sentence before it ("It...", "This...") is not asked...
 _NEEDS_CONTEXT = re.compile(
     r"^(it|this|that|these|those|they|he|she|we|you|here|there)\b"
     # ...or is no statement but the condition of one: "Once we start putting things in
@@ -283,9 +288,9 @@ def _reasons(topic: Topic, sents: Sequence[str]) -> list[QuizItem]:
     for sentence in sents:
         if not 10 <= len(sentence.split()) <= 45 or _AN_EXAMPLE.search(sentence):
             continue
+        leading = _LEADING_REASON.match(sentence)
         for cue, ask in _ASKS:
             match = cue.search(sentence)
-            leading = _LEADING_REASON.match(sentence)
             if leading is not None and cue is _REASON:  # "Because X, Y": Y, because X
                 fact = leading.group("fact")
                 fact = fact[:1].upper() + fact[1:].strip(" .;")
@@ -353,13 +358,16 @@ _NOT_A_CONCEPT = frozenset(
 BLANKS_PER_TOPIC = 2  # fill-in-the-blank items are the easiest to write: they may not fill a topic
 
 
-def _blanks(topic: Topic, sents: Sequence[str], terms: set[str], text: str) -> list[QuizItem]:
+def _blanks(
+    topic: Topic, sents: Sequence[str], terms: set[str], prose: str, text: str
+) -> list[QuizItem]:
     """A statement that names one of the topic's concepts once: the concept blanked out ("In
     slow start the _____ doubles every round trip"), to be filled in. A concept is a term of
     several words, or one the topic's text names BLANK_MIN_MENTIONS times, that is no judgement
-    ("important") and not the title's; the longest is asked, one question per concept."""
+    ("important") and not the title's; the longest is asked, one question per concept. `prose`
+    is the topic's `text` without its exercises."""
     title = normalise(topic.title)
-    said_in_topic = f" {normalise(lesson_prose(text))} "
+    said_in_topic = f" {normalise(prose)} "
     mentions = {t: said_in_topic.count(f" {t} ") for t in terms}
     concepts = {
         t
@@ -414,9 +422,6 @@ def _blanks(topic: Topic, sents: Sequence[str], terms: set[str], text: str) -> l
     return items
 
 
-# A sentence that points at something it does not show ("pitfalls like this", "these values")
-# cannot be understood on its own in a quiz.
-_POINTS_ELSEWHERE = re.compile(r"\b(this|these|those|like that|such|on the other hand)\b", re.I)
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(.*)$")
 
 
@@ -430,7 +435,7 @@ def _gives_away(term: str, blanked: str) -> bool:
     "string", "convert" around "converting", "files" around "filenames"."""
     wanted = normalise(term).replace(" ", "")
     for stem in stems_of(blanked.replace(BLANK, " ")):
-        if len(stem) >= 4 and (stem in wanted or wanted.startswith(stem)):
+        if len(stem) >= 4 and stem in wanted:
             return True
     around = {w for w in normalise(blanked.replace(BLANK, " ")).split() if len(w) >= 4}
     return any(wanted in word for word in around)
