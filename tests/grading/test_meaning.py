@@ -99,6 +99,17 @@ def test_one_complexity_is_not_another() -> None:
     assert "o(n^2)" not in Analysis.of("a quadratic loss").texts
 
 
+def test_python_scope_names_are_not_ordinary_words() -> None:
+    # "built-in" is one word, not "built" (the lexicon's "create"); the Enclosing scope is not
+    # the opposite of looking "inside" a function
+    assert "builtin" in Analysis.of("Built-in scope, then built-ins like len").texts
+    share, contradicted = says(
+        "Local, Enclosing, Global and Built-in",
+        "python looks inside the function first: local, enclosing, global and built-in",
+    )
+    assert (share, contradicted) == (1.0, False)
+
+
 def test_one_ordinary_word_does_not_make_a_point() -> None:
     question = "How is each LoRA factor initialised?"
     # "A random" comes down to "random": an answer that says "randomly" elsewhere makes nothing

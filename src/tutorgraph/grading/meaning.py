@@ -101,8 +101,13 @@ _COMPLEXITY_WORDS: tuple[tuple[re.Pattern[str], str], ...] = (
 _SUPERSCRIPTS = str.maketrans({"\u00b2": "^2", "\u00b3": "^3"})
 
 
+# Python's "built-in" is one word: read as "built" it would be the lexicon's "create".
+_BUILTIN = re.compile(r"\bbuilt-ins?\b", re.IGNORECASE)
+
+
 def _fold(text: str) -> str:
     folded = _text.ascii_fold(text.replace("`", " ").translate(_SUPERSCRIPTS))
+    folded = _BUILTIN.sub("builtin", folded)
     for pattern, notation in _COMPLEXITY_WORDS:
         folded = pattern.sub(notation, folded)
     return folded
