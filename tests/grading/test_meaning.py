@@ -110,6 +110,12 @@ def test_python_scope_names_are_not_ordinary_words() -> None:
     assert (share, contradicted) == (1.0, False)
 
 
+def test_words_of_order_are_part_of_an_idea() -> None:
+    # "before" was a function word: "read before assignment" met "reads it, then assigns"
+    assert says("read before assignment", "it is read before the assignment")[0] == 1.0
+    assert says("read before assignment", "it reads the global and assigns after")[1] is True
+
+
 def test_one_ordinary_word_does_not_make_a_point() -> None:
     question = "How is each LoRA factor initialised?"
     # "A random" comes down to "random": an answer that says "randomly" elsewhere makes nothing

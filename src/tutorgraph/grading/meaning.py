@@ -3,7 +3,7 @@ numbers and code tokens: what the offline grader uses to credit key points and s
 
 A text is analysed once (`Analysis.of`): words are lower-cased and stemmed, the lexicon's phrases
 are replaced by their group's canonical form ("modifies" and "mutates" both become "chang"),
-stopwords are dropped, and every remaining token remembers whether a negation ("not", "never",
+stopwords are dropped (not the words of order "before", "after", "above", "below"), and every remaining token remembers whether a negation ("not", "never",
 "doesn't", "rather than", "instead of"...) governs it within its clause. Numbers are tokens too
 ("0.73", "1e-3", "16,777,216") and compare numerically; code operators (`==`, `+=`, `**`...)
 are tokens. A complexity is one token in any spelling: "O(n^2)", "O(n ** 2)", "O(n²)", "n^2",
@@ -75,6 +75,11 @@ FILLERS = _text.wordset(
     """
 )
 ARTICLES = frozenset({"a", "an", "the"})
+# Words of order and position say which comes first or which way: "read before assignment" is not
+# "read after assignment". Function words to the lexical model, they are content to an idea (and
+# the opposites table pairs them).
+ORDER_WORDS = frozenset({"before", "after", "above", "below"})
+STOPWORDS = _text.STOPWORDS - ORDER_WORDS
 NEGATION_SCOPE = 3
 ASSIGNMENT = "bind"  # `b = a` says what "b is bound to a" says (the lexicon's group for bind)
 UNORDERED_WINDOW_MIN = 10
@@ -262,11 +267,11 @@ def _analyse(text: str, lexicon: Lexicon, verbatim: bool) -> Analysis:
             if verbatim:
                 if raw in ARTICLES:
                     continue
-                if raw in _text.STOPWORDS or raw in FILLERS:
+                if raw in STOPWORDS or raw in FILLERS:
                     tokens.append(Token(raw, negation_left > 0, len(tokens), stopword=True))
                     continue
                 canonical = raw
-            elif raw in _text.STOPWORDS or raw in FILLERS:
+            elif raw in STOPWORDS or raw in FILLERS:
                 continue
             else:
                 canonical = _text.stem(raw)
