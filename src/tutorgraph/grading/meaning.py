@@ -3,8 +3,9 @@ numbers and code tokens: what the offline grader uses to credit key points and s
 
 A text is analysed once (`Analysis.of`): words are lower-cased and stemmed, the lexicon's phrases
 are replaced by their group's canonical form ("modifies" and "mutates" both become "chang"),
-stopwords are dropped (not the words of order "before", "after", "above", "below"), and every remaining token remembers whether a negation ("not", "never",
-"doesn't", "rather than", "instead of"...) governs it within its clause. Numbers are tokens too
+stopwords are dropped (not the words of order: "before", "after", "above", "below"), and every
+remaining token remembers whether a negation ("not", "never", "doesn't", "rather than", "instead
+of"...) governs it within its clause. Numbers are tokens too
 ("0.73", "1e-3", "16,777,216") and compare numerically; code operators (`==`, `+=`, `**`...)
 are tokens. A complexity is one token in any spelling: "O(n^2)", "O(n ** 2)", "O(n²)", "n^2",
 "n squared" and "quadratic" (not "quadratic loss") all read "o(n^2)", "constant time" reads
