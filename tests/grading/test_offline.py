@@ -305,6 +305,21 @@ def test_an_answer_mostly_about_something_else_loses_correctness(grader: Offline
     assert focused.rubric.correctness > wandering.rubric.correctness
 
 
+def test_focus_reads_the_answer_as_the_points_do(grader: OfflineGrader) -> None:
+    # "quadratic" makes the point "O(n^2) overall"; the answer is on the point, not off it
+    verdict = grader.grade(
+        GradingRequest(
+            question="Why is this dedupe loop slow on 200,000 emails?",
+            reference_answer="`e not in seen` scans a list, so the loop is O(n^2) overall.",
+            answer="it is quadratic",
+            rubric=["the loop is O(n^2) overall", "a set makes membership O(1)"],
+            phrasings={"the loop is O(n^2) overall": ["O(n^2)"]},
+        )
+    )
+    assert verdict.covered_key_points == ["the loop is O(n^2) overall"]
+    assert verdict.rubric.correctness >= 0.4
+
+
 LOGREG_Q = "Name the loss function logistic regression is trained with, and why."
 LOGREG_REF = (
     "Logistic regression is trained by minimising binary cross-entropy, the negative "

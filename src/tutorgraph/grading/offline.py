@@ -18,9 +18,10 @@ Score: the spec's weighted rubric (weights from the settings, 0.6 / 0.2 / 0.2 by
 
 With a rubric (every knowledge-base question), the key points decide:
 - correctness = (1 - LEXICAL_SHARE) x coverage + LEXICAL_SHARE x P(correct), scaled by the share
-  of points not denied and by the answer's focus (1 once FOCUS_SHARE of its new content words are
-  the reference's or the key points', less for an answer mostly about something else: a wrong
-  idea told at length), capped at MISCONCEPTION_CAP when a known misconception is stated;
+  of points not denied and by the answer's focus (1 once FOCUS_SHARE of its new ideas, its tokens
+  as `meaning` reads them, are said by the reference, the key points or their phrasings; less for
+  an answer mostly about something else: a wrong idea told at length), capped at
+  MISCONCEPTION_CAP when a known misconception is stated;
 - completeness = coverage, the mean point credit (halved when a misconception is stated);
 - clarity = length adequacy (ADEQUATE_WORDS content words are enough: a terse right answer is
   clear) x (0.5 + 0.5 x coverage), halved when the answer states a misconception or denies a
@@ -116,10 +117,11 @@ DESCRIBED_UP_TO = 2 / 3  # an answer making at most this share of the points is 
 _default_calibration = cache(load_default)
 
 
-def focus_of(on_topic: float) -> float:
-    """1 when at least FOCUS_SHARE of the answer's new words are the reference's or the key
-    points'; less for an answer mostly about something else (a wrong idea at length)."""
-    return min(1.0, on_topic / FOCUS_SHARE)
+def focus_of(share: float) -> float:
+    """1 when at least FOCUS_SHARE of the answer's new ideas are the reference's or the key
+    points' (`_focus_share`); less for an answer mostly about something else (a wrong idea at
+    length)."""
+    return min(1.0, share / FOCUS_SHARE)
 
 
 def length_adequacy(answer: TextView) -> float:
@@ -200,7 +202,7 @@ class OfflineGrader:
         denied = sum(r.contradicted for r in results) / len(results)
         correctness = (1 - LEXICAL_SHARE) * coverage + LEXICAL_SHARE * probability
         on_topic = _on_topic_share(request, features)
-        correctness *= (1 - denied) * focus_of(on_topic)
+        correctness *= (1 - denied) * focus_of(_focus_share(request))
         completeness = coverage
         if misconceptions:  # what else it says stands on a wrong idea: half credit at most
             correctness = min(correctness, MISCONCEPTION_CAP)
@@ -377,6 +379,19 @@ def _misconceptions(request: GradingRequest, coverage: float) -> list[str]:
         )
         found += [m for m in described if m not in found]
     return found
+
+
+def _focus_share(request: GradingRequest) -> float:
+    """Share of the answer's ideas (its tokens as `meaning` reads them, beyond the question's)
+    that the question's reference, key points or phrasings also say: the reading that credits the
+    points, so "quadratic" for "O(n^2)" is on the point here too."""
+    asked = Analysis.of(request.question).texts
+    new = [t for t in dict.fromkeys(x.text for x in Analysis.of(request.answer).tokens)]
+    new = [t for t in new if t not in asked]
+    if not new:
+        return 1.0
+    vocabulary = _vocabulary(request)
+    return sum(t in vocabulary for t in new) / len(new)
 
 
 def _on_topic_share(request: GradingRequest, features: Features) -> float:
