@@ -3,6 +3,7 @@ the split is stable, and the report counts what it says it counts."""
 
 from __future__ import annotations
 
+import difflib
 import random
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from tutorgraph.bench.learner_answers import (
     grade_all,
     load_answers,
     report,
+    request_for,
     split_of,
 )
 from tutorgraph.bench.learners import SimulatedLearner
@@ -116,3 +118,19 @@ def test_the_shipped_answer_set_covers_every_bank_question_three_ways() -> None:
     assert set(by_question) == bank
     assert all(sorted(c) == ["correct", "partial", "wrong"] for c in by_question.values())
     assert sum(a.misconception is not None for a in answers) >= 100  # the labelled-set floor
+
+
+def test_no_shipped_graded_example_is_a_copy_of_a_benchmark_answer() -> None:
+    """The grader reads the knowledge base's graded examples; the benchmark measures it on
+    answers written apart from them. A (near) copy would let the set grade itself."""
+    answers = load_answers(Path(__file__).resolve().parents[2] / "benchmarks" / "learner_answers")
+    copies = [
+        (a.question_id, a.category)
+        for a in answers
+        for e in request_for(a).examples
+        if difflib.SequenceMatcher(
+            None, " ".join(e.answer.split()), " ".join(a.answer.split())
+        ).ratio()
+        >= 0.95
+    ]
+    assert copies == []

@@ -119,3 +119,57 @@ def test_shipped_domains_meet_the_content_bar(name: str) -> None:
         assert {q.bloom_level for q in topic_.questions} == set(BloomLevel), topic_.id
     types = {q.type for t in kb.topics.values() for q in t.questions}
     assert types == {"conceptual", "scenario", "debugging", "design"}
+
+
+def write_examples(tmp_path: Path, examples: object) -> None:
+    (tmp_path / "examples").mkdir(exist_ok=True)
+    (tmp_path / "examples" / "demo.yaml").write_text(yaml.safe_dump({"examples": examples}))
+
+
+def test_graded_examples_beside_a_domain_join_their_questions(tmp_path: Path) -> None:
+    path = write(tmp_path, [topic("a")])
+    write_examples(
+        tmp_path,
+        {
+            "a-q1": [
+                {"grade": "correct", "answer": "A thing it is."},
+                {"grade": "wrong", "answer": "Nothing at all.", "misconception": "a-m"},
+            ]
+        },
+    )
+    question = load_domain_file(path).topic("a").questions[0]
+    assert [(e.grade, e.misconception) for e in question.examples] == [
+        ("correct", None),
+        ("wrong", "a-m"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("examples", "message"),
+    [
+        ({"zzz-q9": [{"grade": "correct", "answer": "x"}]}, "examples for unknown question"),
+        ({"a-q1": [{"grade": "great", "answer": "x"}]}, "topic a: question a-q1: examples"),
+        ({"a-q1": [{"grade": "correct", "answer": ""}]}, "topic a: question a-q1: examples"),
+        (
+            {"a-q1": [{"grade": "wrong", "answer": "x", "misconception": "b-m"}]},
+            "names unknown misconception(s) b-m",
+        ),
+        (["not", "a", "mapping"], "expected 'examples:' mapping question ids to answers"),
+    ],
+)
+def test_broken_graded_examples_fail_naming_their_place(
+    tmp_path: Path, examples: object, message: str
+) -> None:
+    path = write(tmp_path, [topic("a")])
+    write_examples(tmp_path, examples)
+    with pytest.raises(KnowledgeBaseError) as info:
+        load_domain_file(path)
+    assert message in info.value.message
+
+
+def test_every_shipped_question_has_graded_examples_of_each_grade() -> None:
+    for kb in shipped_domains().values():
+        for topic_ in kb.topics.values():
+            for question in topic_.questions:
+                grades = {e.grade for e in question.examples}
+                assert grades == {"correct", "partial", "wrong"}, question.id

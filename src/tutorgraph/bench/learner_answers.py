@@ -12,10 +12,16 @@ be looked at against) and `test` (reported, never tuned on). Targets (issue 11):
 - correct answers score >= 0.6 in >= 80% of cases; wrong answers < 0.4 in >= 90%.
 Also reported: error-type accuracy and misconception detection on the labelled answers, the
 grader's certainty by category, and the length-score correlation within each category.
+
+The knowledge base's graded example answers (written by other helpers, never from this set)
+are part of the grader. So that a near copy between the two sets cannot carry the figures, the
+test split is graded twice more: with every example at least NEAR_COPY similar to the graded
+answer withheld, and with no examples at all (`ExampleUse`).
 """
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import statistics
 from collections import defaultdict
@@ -37,6 +43,9 @@ from tutorgraph.knowledge.schema import Question, Topic
 
 Category = Literal["correct", "partial", "wrong"]
 Split = Literal["dev", "test", "all"]
+# Which of the question's graded example answers the grader reads: all of them, those not near
+# a copy of the graded answer, or none.
+ExampleUse = Literal["all", "distant", "none"]
 CATEGORIES: tuple[Category, ...] = ("correct", "partial", "wrong")
 VOICES = ("terse", "verbose", "confident", "code", "casual")
 ERROR_TYPES: tuple[ErrorType, ...] = ("CONCEPTUAL", "PROCEDURAL", "INCOMPLETE", "CARELESS")
@@ -49,6 +58,7 @@ WRONG_FAIL = 0.4
 WRONG_TARGET = 0.90
 ERROR_TYPE_TARGET = 0.80  # the evaluator spec's error classification accuracy
 MISCONCEPTION_TARGET = 0.75  # the evaluator spec's misconception detection rate
+NEAR_COPY = 0.4  # difflib ratio from which an example counts as near the graded answer
 
 Grader = Callable[[GradingRequest], Verdict]
 
@@ -137,10 +147,11 @@ def _answer(
     )
 
 
-def request_for(answer: LearnerAnswer) -> GradingRequest:
-    """The request the platform builds for this bank question (enriched from the KB)."""
+def request_for(answer: LearnerAnswer, examples: ExampleUse = "all") -> GradingRequest:
+    """The request the platform builds for this bank question (enriched from the KB), with the
+    question's graded examples as `examples` says."""
     topic, question = _questions()[answer.question_id]
-    return enrich_request(
+    request = enrich_request(
         GradingRequest(
             question=question.text,
             reference_answer=question.reference_answer,
@@ -155,6 +166,17 @@ def request_for(answer: LearnerAnswer) -> GradingRequest:
             concept=topic.id,
         )
     )
+    if examples == "all":
+        return request
+    kept = [
+        e for e in request.examples if examples == "distant" and not near_copy(e.answer, answer)
+    ]
+    return request.model_copy(update={"examples": kept})
+
+
+def near_copy(text: str, answer: LearnerAnswer) -> bool:
+    """Whether `text` is at least NEAR_COPY similar to the answer (difflib's ratio)."""
+    return difflib.SequenceMatcher(None, text, answer.answer).ratio() >= NEAR_COPY
 
 
 @dataclass(frozen=True)
@@ -166,6 +188,7 @@ class Graded:
 @dataclass(frozen=True)
 class AnswerReport:
     split: Split
+    examples: ExampleUse
     answers: int
     questions: int
     ordering: float  # share of complete question triples ordered correct > partial > wrong
@@ -191,9 +214,11 @@ class AnswerReport:
         }
 
 
-def grade_all(answers: Sequence[LearnerAnswer], grader: Grader | None = None) -> list[Graded]:
+def grade_all(
+    answers: Sequence[LearnerAnswer], grader: Grader | None = None, examples: ExampleUse = "all"
+) -> list[Graded]:
     grade = grader or OfflineGrader().grade
-    return [Graded(a, grade(request_for(a))) for a in answers]
+    return [Graded(a, grade(request_for(a, examples))) for a in answers]
 
 
 def _mean(values: Iterable[float]) -> float:
@@ -201,7 +226,7 @@ def _mean(values: Iterable[float]) -> float:
     return statistics.fmean(listed) if listed else float("nan")
 
 
-def report(graded: Sequence[Graded], split: Split) -> AnswerReport:
+def report(graded: Sequence[Graded], split: Split, examples: ExampleUse = "all") -> AnswerReport:
     chosen = [g for g in graded if split == "all" or split_of(g.answer.question_id) == split]
     by_question: dict[str, dict[str, float]] = defaultdict(dict)
     for g in chosen:
@@ -220,6 +245,7 @@ def report(graded: Sequence[Graded], split: Split) -> AnswerReport:
     ]
     return AnswerReport(
         split=split,
+        examples=examples,
         answers=len(chosen),
         questions=len(by_question),
         ordering=_mean(float(o) for o in ordered),
@@ -270,6 +296,14 @@ def _pct(value: float) -> str:
     return "n/a" if value != value else f"{value:.0%}"  # NaN: nothing to measure
 
 
+def row_label(r: AnswerReport) -> str:
+    return {
+        "all": r.split,
+        "distant": f"{r.split}, examples near the answer withheld",
+        "none": f"{r.split}, no graded examples",
+    }[r.examples]
+
+
 def _met(ok: bool) -> str:
     return "met" if ok else "NOT met"
 
@@ -285,8 +319,12 @@ def markdown(reports: Sequence[AnswerReport], command: str, *, total: int) -> st
         "correct, one partial and one wrong per question, written by helpers who saw only the "
         "question and the topic's misconception descriptions (never a reference, rubric, cue or "
         "the grader), in five voices (terse, verbose, confident, code, casual). Questions are "
-        "split by a hash of their id; the grader's lexicon and rules may be checked against "
-        "`dev`, `test` is only reported.",
+        "split by a hash of their id; the grader's lexicon, rules and constants may be checked "
+        "against `dev`, `test` is only reported. The grader reads each question's graded "
+        "example answers in the knowledge base (`knowledge/domains/examples/`, written by "
+        "other helpers who never saw this set); the test split is also graded with every "
+        f"example at least {NEAR_COPY} similar (difflib ratio) to the graded answer withheld, "
+        "and with no examples, so a near copy between the two sets cannot carry the figures.",
         "",
         "| split | answers | ordering c > p > w | correct >= 0.6 | wrong < 0.4 | mean score "
         "c / p / w | certainty c / p / w | error type acc. (n) | misconception found (n) | "
@@ -295,7 +333,7 @@ def markdown(reports: Sequence[AnswerReport], command: str, *, total: int) -> st
     ]
     for r in reports:
         lines.append(
-            f"| {r.split} | {r.answers} | {_pct(r.ordering)} | {_pct(r.correct_pass)} | "
+            f"| {row_label(r)} | {r.answers} | {_pct(r.ordering)} | {_pct(r.correct_pass)} | "
             f"{_pct(r.wrong_fail)} | "
             + " / ".join(f"{r.mean_score[c]:.2f}" for c in CATEGORIES)
             + " | "
@@ -304,7 +342,7 @@ def markdown(reports: Sequence[AnswerReport], command: str, *, total: int) -> st
             f"{_pct(r.misconception_recall)} ({r.misconception_n}) | "
             f"{_pct(r.misconception_false_on_correct)} |"
         )
-    test = next((r for r in reports if r.split == "test"), reports[-1])
+    test = next((r for r in reports if r.split == "test" and r.examples == "all"), reports[-1])
     met = test.met
     lines += [
         "",

@@ -208,7 +208,14 @@ def answers(
 ) -> None:
     """The offline grader on learners' own words: ordering correct > partial > wrong, pass and
     fail rates, error types and misconceptions, per dev / test split."""
-    from tutorgraph.bench.learner_answers import grade_all, load_answers, markdown, report
+    from tutorgraph.bench.learner_answers import (
+        grade_all,
+        load_answers,
+        markdown,
+        report,
+        row_label,
+        split_of,
+    )
 
     if not any(data.glob("*.yaml")):
         console.print(f"[yellow]no answer files in {data}: nothing measured[/]")
@@ -224,9 +231,12 @@ def answers(
     loaded = load_answers(data)
     graded = grade_all(loaded)
     reports = [report(graded, split) for split in ("dev", "test", "all")]
+    test = [a for a in loaded if split_of(a.question_id) == "test"]
+    for use in ("distant", "none"):
+        reports.append(report(grade_all(test, examples=use), "test", examples=use))
     for r in reports:
         console.print(
-            f"{r.split}: {r.answers} answers, ordering {r.ordering:.0%}, correct >= 0.6 "
+            f"{row_label(r)}: {r.answers} answers, ordering {r.ordering:.0%}, correct >= 0.6 "
             f"{r.correct_pass:.0%}, wrong < 0.4 {r.wrong_fail:.0%}, error type "
             f"{r.error_type_accuracy:.0%}, misconception {r.misconception_recall:.0%}",
             highlight=False,

@@ -80,7 +80,8 @@ def validate(
         for question in topic.questions
         for alternatives in question.phrasings.values()
     )
+    examples = sum(len(q.examples) for topic in kb.domain.topics for q in topic.questions)
     console.print(
         f"[green]ok[/] {path}: domain {kb.name}, {len(kb.topics)} topics, {questions} questions, "
-        f"{phrasings} accepted phrasings"
+        f"{phrasings} accepted phrasings, {examples} graded example answers"
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from tutorgraph.grading.types import GradingRequest, KnownMisconception
+from tutorgraph.grading.types import GradedAnswer, GradingRequest, KnownMisconception
 from tutorgraph.knowledge import find_topic
 
 CACHE_TTL_SECONDS = 3600.0
@@ -18,6 +18,7 @@ class ConceptInfo:
     misconceptions: tuple[KnownMisconception, ...]
     key_points: tuple[str, ...]
     phrasings: dict[str, tuple[str, ...]]  # rubric point -> accepted phrasings, whole topic
+    examples: dict[str, tuple[GradedAnswer, ...]]  # question text -> its graded example answers
 
 
 _cache: dict[str, tuple[float, ConceptInfo | None]] = {}
@@ -47,15 +48,24 @@ def concept_info(concept: str, *, now: float | None = None) -> ConceptInfo | Non
                 for question in topic.questions
                 for point, alternatives in question.phrasings.items()
             },
+            examples={
+                question.text: tuple(
+                    GradedAnswer(answer=e.answer, grade=e.grade, misconception=e.misconception)
+                    for e in question.examples
+                )
+                for question in topic.questions
+                if question.examples
+            },
         )
     _cache[concept] = (now, info)
     return info
 
 
 def enrich_request(request: GradingRequest) -> GradingRequest:
-    """Fill difficulty, misconceptions and the rubric points' accepted phrasings from the
-    knowledge base when the caller left them out (phrasings found by the point's text, so a
-    practice or assessment question built from a bank question gets them too)."""
+    """Fill difficulty, misconceptions, the rubric points' accepted phrasings and the question's
+    graded example answers from the knowledge base when the caller left them out (phrasings found
+    by the point's text and examples by the question's, so a practice or assessment question
+    built from a bank question gets them too)."""
     if request.concept is None:
         return request
     info = concept_info(request.concept)
@@ -73,4 +83,6 @@ def enrich_request(request: GradingRequest) -> GradingRequest:
     }
     if phrasings:
         update["phrasings"] = {**request.phrasings, **phrasings}
+    if not request.examples and request.question in info.examples:
+        update["examples"] = list(info.examples[request.question])
     return request.model_copy(update=update) if update else request

@@ -70,6 +70,7 @@ from functools import cache, lru_cache
 from tutorgraph.grading import _text, uncertainty
 from tutorgraph.grading.calibration import Calibration, load_default
 from tutorgraph.grading.classify import is_non_attempt
+from tutorgraph.grading.examples import ExampleReading, read_examples
 from tutorgraph.grading.features import Features, TextView, extract, is_echo, matches
 from tutorgraph.grading.keypoints import (
     assess_points,
@@ -198,7 +199,8 @@ class OfflineGrader:
             reference=request.reference_answer,
         )
         coverage = sum(r.credit for r in results) / len(results)
-        misconceptions = _misconceptions(request, coverage)
+        examples = _read_examples(request)
+        misconceptions = _misconceptions(request, coverage, examples)
         denied = sum(r.contradicted for r in results) / len(results)
         correctness = (1 - LEXICAL_SHARE) * coverage + LEXICAL_SHARE * probability
         on_topic = _on_topic_share(request, features)
@@ -207,6 +209,8 @@ class OfflineGrader:
         if misconceptions:  # what else it says stands on a wrong idea: half credit at most
             correctness = min(correctness, MISCONCEPTION_CAP)
             completeness *= 0.5
+        if examples is not None:
+            correctness, completeness = examples.blend(correctness), examples.blend(completeness)
         answer = TextView.of(request.answer)
         clarity = length_adequacy(answer) * (0.5 + 0.5 * coverage)
         if misconceptions or denied:
@@ -247,7 +251,7 @@ class OfflineGrader:
             covered_key_points=covered,
             missing_key_points=missing,
             reasoning=_reasoning(
-                features, rubric, misconceptions, covered, missing, error, contradicted
+                features, rubric, misconceptions, covered, missing, error, contradicted, examples
             ),
             grader="offline",
             certainty=certainty,
@@ -261,14 +265,18 @@ class OfflineGrader:
         reference: TextView,
     ) -> Verdict:
         """No rubric: the lexical model against the reference decides."""
-        misconceptions = _misconceptions(request, features.values["ref_recall_novel"])
+        examples = _read_examples(request)
+        misconceptions = _misconceptions(request, features.values["ref_recall_novel"], examples)
         correctness = min(probability, MISCONCEPTION_CAP) if misconceptions else probability
         denied = denied_sentences(request.question, request.reference_answer, request.answer)
         if denied:  # "absorb less heat" against "absorb more heat"
             correctness *= DENIAL_FACTOR
+        completeness = completeness_of(features)
+        if examples is not None:
+            correctness, completeness = examples.blend(correctness), examples.blend(completeness)
         rubric = RubricScores(
             correctness=round(correctness, 4),
-            completeness=round(completeness_of(features), 4),
+            completeness=round(completeness, 4),
             clarity=clarity_of(
                 TextView.of(request.answer), reference, precision=features.values["precision"]
             ),
@@ -289,7 +297,7 @@ class OfflineGrader:
             rubric=rubric,
             error_type=error,
             misconceptions=misconceptions,
-            reasoning=_reasoning(features, rubric, misconceptions, [], [], error, denied),
+            reasoning=_reasoning(features, rubric, misconceptions, [], [], error, denied, examples),
             grader="offline",
             certainty=uncertainty.of_reference(probability),
         )
@@ -368,17 +376,33 @@ def _error_type(
     return "INCOMPLETE" if talks_about_it else "CONCEPTUAL"
 
 
-def _misconceptions(request: GradingRequest, coverage: float) -> list[str]:
+def _misconceptions(
+    request: GradingRequest, coverage: float, examples: ExampleReading | None
+) -> list[str]:
     """The known misconceptions the answer states: by a cue, word for word; or, when it makes at
     most DESCRIBED_UP_TO of what it was asked for (`coverage`: of the key points, or without a
-    rubric of the reference's new content words), by its description in other words."""
+    rubric of the reference's new content words), by its description in other words; or as the
+    graded example nearest to it states it (`examples`)."""
     found = stated_misconceptions(request.answer, request.misconceptions)
     if coverage <= DESCRIBED_UP_TO:
         described = described_misconceptions(
             request.answer, request.question, request.misconceptions
         )
         found += [m for m in described if m not in found]
+    known = {m.id for m in request.misconceptions}
+    if (
+        examples is not None
+        and examples.misconception in known
+        and examples.misconception not in found
+    ):
+        found.append(examples.misconception)
     return found
+
+
+def _read_examples(request: GradingRequest) -> ExampleReading | None:
+    return read_examples(
+        request.question, request.reference_answer, request.answer, request.examples
+    )
 
 
 def _focus_share(request: GradingRequest) -> float:
@@ -414,6 +438,7 @@ def _reasoning(
     missing: list[str],
     error: ErrorType | None,
     contradicted: list[str],
+    examples: ExampleReading | None = None,
 ) -> str:
     values = features.values
     parts = [
@@ -429,6 +454,11 @@ def _reasoning(
         parts.append("Uses the opposite of a reference word.")
     if contradicted:
         parts.append("Says the opposite of: " + "; ".join(contradicted) + ".")
+    if examples is not None and examples.weight > 0:
+        parts.append(
+            f"Nearest graded example: {examples.nearest_grade} "
+            f"(similarity {examples.nearest_similarity:.2f})."
+        )
     if misconceptions:
         parts.append("Known misconception: " + ", ".join(misconceptions) + ".")
     if error is not None:

@@ -24,6 +24,17 @@ class KnownMisconception(BaseModel):
     cues: list[str] = Field(default_factory=list)
 
 
+Grade = Literal["correct", "partial", "wrong"]
+
+
+class GradedAnswer(BaseModel):
+    """Another learner's answer to the same question, with the grade a teacher gave it."""
+
+    answer: str
+    grade: Grade
+    misconception: str | None = None
+
+
 class GradingRequest(BaseModel):
     """Everything a grader may look at. Only question, reference and answer are required."""
 
@@ -38,6 +49,11 @@ class GradingRequest(BaseModel):
     misconceptions: list[KnownMisconception] = Field(default_factory=list)
     difficulty: int = Field(default=3, ge=1, le=5)
     concept: str | None = None
+    examples: list[GradedAnswer] = Field(
+        default_factory=list,
+        description="Graded answers to this question (the knowledge base's), read beside the "
+        "reference by the offline grader.",
+    )
 
 
 class RubricScores(BaseModel):

@@ -14,6 +14,7 @@ from tutorgraph.knowledge.graph import KnowledgeBase
 from tutorgraph.knowledge.schema import Domain
 
 DOMAINS_DIR = Path(__file__).parent / "domains"
+EXAMPLES_DIR = "examples"  # beside a domain file: its questions' graded example answers
 
 
 class KnowledgeBaseError(InputError):
@@ -30,6 +31,7 @@ def load_domain_file(path: Path) -> KnowledgeBase:
         raise KnowledgeBaseError(f"{path}: not valid YAML: {exc}") from exc
     if not isinstance(raw, dict):
         raise KnowledgeBaseError(f"{path}: expected a mapping with domain, title and topics")
+    _add_examples(raw, path.parent / EXAMPLES_DIR / path.name)
     try:
         domain = Domain.model_validate(raw)
     except ValidationError as exc:
@@ -38,6 +40,34 @@ def load_domain_file(path: Path) -> KnowledgeBase:
         return KnowledgeBase(domain)
     except ValueError as exc:
         raise KnowledgeBaseError(f"{path}: {exc}") from exc
+
+
+def _add_examples(raw: dict[str, Any], path: Path) -> None:
+    """Graded example answers kept beside a domain file (`examples/<file>`: question id -> list
+    of {grade, answer, misconception}) join their questions' `examples`."""
+    if not path.is_file():
+        return
+    try:
+        found = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as exc:
+        raise KnowledgeBaseError(f"{path}: not valid YAML: {exc}") from exc
+    examples = found.get("examples") if isinstance(found, dict) else None
+    if not isinstance(examples, dict):
+        raise KnowledgeBaseError(f"{path}: expected 'examples:' mapping question ids to answers")
+    questions = {
+        question.get("id"): question
+        for topic in raw.get("topics") or []
+        if isinstance(topic, dict)
+        for question in topic.get("questions") or []
+        if isinstance(question, dict)
+    }
+    for question_id, answers in examples.items():
+        if question_id not in questions:
+            raise KnowledgeBaseError(f"{path}: examples for unknown question {question_id!r}")
+        questions[question_id]["examples"] = [
+            *(questions[question_id].get("examples") or []),
+            *(answers or []),
+        ]
 
 
 def _describe(path: Path, raw: dict[str, Any], exc: ValidationError) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field, HttpUrl, model_validator
 
 from tutorgraph.knowledge.bloom import BloomLevel, QuestionType, ResourceType, TargetLevel
@@ -37,6 +39,15 @@ class Analogy(_Strict):
     breaks: str = ""
 
 
+class GradedExample(_Strict):
+    """A learner's answer to a question with the grade a teacher gave it. The offline grader
+    reads a new answer against these as well as against the reference (grading/examples.py)."""
+
+    answer: str = Field(min_length=1)
+    grade: Literal["correct", "partial", "wrong"]
+    misconception: str | None = None  # the topic misconception the answer states, if any
+
+
 class Question(_Strict):
     id: str = Field(pattern=ID_PATTERN)
     bloom_level: BloomLevel
@@ -49,6 +60,7 @@ class Question(_Strict):
     # credits the point when the answer says any of them (see grading/meaning.py).
     phrasings: dict[str, list[str]] = Field(default_factory=dict)
     misconceptions: list[str] = Field(default_factory=list)
+    examples: list[GradedExample] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _phrasings_name_rubric_points(self) -> Question:
@@ -88,7 +100,8 @@ class Topic(_Strict):
             raise ValueError(f"target_confidence has no value for {', '.join(missing)}")
         known = {m.id for m in self.misconceptions}
         for question in self.questions:
-            unknown = [m for m in question.misconceptions if m not in known]
+            named = [*question.misconceptions, *(e.misconception for e in question.examples)]
+            unknown = list(dict.fromkeys(m for m in named if m is not None and m not in known))
             if unknown:
                 raise ValueError(
                     f"question {question.id} names unknown misconception(s) {', '.join(unknown)}"

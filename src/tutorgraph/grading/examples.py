@@ -1,0 +1,117 @@
+"""Graded example answers: the offline grader's second reading of an answer.
+
+A question can carry answers other learners wrote, each with the grade a teacher gave it
+(correct, partial, wrong) and the misconception it states (the knowledge base's `examples`;
+the reference answer counts as one more correct example). A new answer is compared with each by
+the ideas they share: the tokens `meaning` reads (stems, the lexicon's groups, numbers, complexity,
+a negated token kept apart from the same token asserted), beyond the question's own, each weighted
+by how rare it is among this question's examples (a word every example uses tells nothing apart),
+as a cosine similarity. Then (`read_examples`):
+
+- estimate: the grade of the NEIGHBOURS nearest examples, weighted by similarity squared
+  (correct 1, partial 0.5, wrong 0);
+- weight: how much of correctness and completeness the estimate may replace: EXAMPLE_SHARE x
+  where the nearest similarity lies between SIMILAR_FROM (none) and SIMILAR_AT (all of the share);
+- misconception: the nearest example's, when that example is a wrong answer stating one and is
+  at least MISCONCEPTION_SIMILARITY close.
+
+What it can do: an answer that says what a graded answer said, in other words than the rubric's
+(a wrong idea told with the right vocabulary, a right one in a learner's words), gets that grade's
+pull. What it cannot: grade an idea no example or reference shows, or tell apart two answers that
+use the same words bound differently beyond what their rarer words show. The constants were chosen
+on the dev split of `benchmarks/learner_answers` against examples written by other helpers
+(BENCHMARKS.md, "Grading learners' own words").
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from tutorgraph.grading.meaning import Analysis
+from tutorgraph.grading.types import Grade, GradedAnswer
+
+NEIGHBOURS = 3
+EXAMPLE_SHARE = 0.7
+SIMILAR_FROM = 0.2
+SIMILAR_AT = 0.6
+MISCONCEPTION_SIMILARITY = 0.25
+GRADE_VALUE: dict[Grade, float] = {"correct": 1.0, "partial": 0.5, "wrong": 0.0}
+
+
+@dataclass(frozen=True)
+class ExampleReading:
+    """What the graded examples say about an answer (see the module doc)."""
+
+    estimate: float
+    weight: float
+    nearest_grade: Grade
+    nearest_similarity: float
+    misconception: str | None
+
+    def blend(self, value: float) -> float:
+        """`value` (a criterion in [0, 1]) moved towards the examples' estimate."""
+        return (1 - self.weight) * value + self.weight * self.estimate
+
+
+def read_examples(
+    question: str, reference: str, answer: str, examples: Sequence[GradedAnswer]
+) -> ExampleReading | None:
+    """The examples' reading of `answer`, or None without examples or shared ideas."""
+    if not examples:
+        return None
+    graded = [
+        *((e.answer, e.grade, e.misconception) for e in examples),
+        (reference, "correct", None),
+    ]
+    asked = Analysis.of(question).texts
+    bags = [_ideas(text, asked) for text, _, _ in graded]
+    said = _ideas(answer, asked)
+    if not said:
+        return None
+    counts = Counter(token for bag in bags for token in bag)
+    weight = {
+        t: math.log((len(bags) + 1) / (counts.get(t, 0) + 1)) + 1 for t in said | counts.keys()
+    }
+    ranked = sorted(
+        (
+            (_cosine(said, bag, weight), grade, misconception)
+            for bag, (_, grade, misconception) in zip(bags, graded, strict=True)
+        ),
+        key=lambda found: -found[0],
+    )
+    nearest = ranked[:NEIGHBOURS]
+    total = sum(similarity**2 for similarity, _, _ in nearest)
+    if total == 0:
+        return None
+    estimate = sum(similarity**2 * GRADE_VALUE[grade] for similarity, grade, _ in nearest) / total
+    top, grade, misconception = nearest[0]
+    closeness = min(1.0, max(0.0, (top - SIMILAR_FROM) / (SIMILAR_AT - SIMILAR_FROM)))
+    stated = misconception if grade == "wrong" and top >= MISCONCEPTION_SIMILARITY else None
+    return ExampleReading(
+        estimate=round(estimate, 4),
+        weight=round(EXAMPLE_SHARE * closeness, 4),
+        nearest_grade=grade,
+        nearest_similarity=round(top, 4),
+        misconception=stated,
+    )
+
+
+@lru_cache(maxsize=8192)
+def _ideas(text: str, asked: frozenset[str]) -> frozenset[str]:
+    """The tokens an answer says beyond the question's; a negated one is marked apart."""
+    return frozenset(
+        ("~" if token.negated else "") + token.text
+        for token in Analysis.of(text).tokens
+        if token.text not in asked
+    )
+
+
+def _cosine(a: frozenset[str], b: frozenset[str], weight: dict[str, float]) -> float:
+    if not a or not b:
+        return 0.0
+    shared = sum(weight[t] ** 2 for t in a & b)
+    return shared / math.sqrt(sum(weight[t] ** 2 for t in a) * sum(weight[t] ** 2 for t in b))

@@ -1,0 +1,108 @@
+"""Graded example answers: the offline grader's reading of an answer beside other learners'."""
+
+from __future__ import annotations
+
+import pytest
+
+from tutorgraph.grading.examples import EXAMPLE_SHARE, read_examples
+from tutorgraph.grading.offline import OfflineGrader
+from tutorgraph.grading.types import GradedAnswer, GradingRequest, KnownMisconception
+
+QUESTION = "Why does a heavy blanket keep you warm on a cold night?"
+REFERENCE = "It traps a layer of still air next to your body, and still air conducts heat poorly."
+POINTS = ["it traps still air", "still air is a poor conductor of heat"]
+MISCONCEPTION = KnownMisconception(
+    id="blanket-makes-heat",
+    description="Believes a blanket produces heat of its own.",
+    cues=["blanket is hot"],
+)
+EXAMPLES = [
+    GradedAnswer(answer="Air caught in the fibres barely lets warmth through.", grade="correct"),
+    GradedAnswer(
+        answer="The pockets of air in the weave hardly pass warmth on, so you keep yours.",
+        grade="correct",
+    ),
+    GradedAnswer(answer="Something about the air in it.", grade="partial"),
+    GradedAnswer(
+        answer="The wool fibres create warmth themselves by friction as you move under them.",
+        grade="wrong",
+        misconception="blanket-makes-heat",
+    ),
+    GradedAnswer(
+        answer="Wool fibres generate their own warmth through friction whenever you move.",
+        grade="wrong",
+        misconception="blanket-makes-heat",
+    ),
+]
+# The wrong idea of the examples, in other words again: no cue of the misconception, and the
+# rubric's words ("air", "heat") are nowhere in it.
+WRONG = "Its wool fibres generate warmth by friction every time you move."
+
+
+def request(answer: str, examples: list[GradedAnswer]) -> GradingRequest:
+    return GradingRequest(
+        question=QUESTION,
+        reference_answer=REFERENCE,
+        answer=answer,
+        rubric=POINTS,
+        misconceptions=[MISCONCEPTION],
+        examples=examples,
+    )
+
+
+def test_no_examples_or_nothing_in_common_reads_nothing() -> None:
+    assert read_examples(QUESTION, REFERENCE, WRONG, []) is None
+    unrelated = read_examples(QUESTION, REFERENCE, "Paris is in France.", EXAMPLES)
+    assert unrelated is None or unrelated.weight == 0
+
+
+def test_an_answer_like_a_graded_wrong_one_is_read_as_wrong_with_its_misconception() -> None:
+    reading = read_examples(QUESTION, REFERENCE, WRONG, EXAMPLES)
+    assert reading is not None
+    assert reading.nearest_grade == "wrong" and reading.estimate < 0.2
+    assert 0 < reading.weight <= EXAMPLE_SHARE
+    assert reading.misconception == "blanket-makes-heat"
+    assert reading.blend(1.0) < 1.0 and reading.blend(0.0) == pytest.approx(
+        reading.weight * reading.estimate
+    )
+
+
+def test_an_answer_like_a_graded_correct_one_is_read_as_correct() -> None:
+    answer = "The little pockets of air caught in the fibres barely let your warmth through."
+    reading = read_examples(QUESTION, REFERENCE, answer, EXAMPLES)
+    assert reading is not None
+    assert reading.nearest_grade == "correct" and reading.estimate > 0.8
+    assert reading.misconception is None
+
+
+def test_a_negated_word_is_another_idea() -> None:
+    said = read_examples(QUESTION, REFERENCE, "The fibres create warmth.", EXAMPLES)
+    denied = read_examples(QUESTION, REFERENCE, "The fibres do not create warmth.", EXAMPLES)
+    assert said is not None and denied is not None
+    assert denied.nearest_similarity < said.nearest_similarity
+
+
+def test_the_grader_reads_the_examples_beside_the_rubric() -> None:
+    grader = OfflineGrader()
+    alone = grader.grade(request(WRONG, []))
+    beside = grader.grade(request(WRONG, EXAMPLES))
+    assert beside.score < alone.score
+    assert "blanket-makes-heat" in beside.misconceptions
+    assert "Nearest graded example: wrong" in beside.reasoning
+    right = "The pockets of air in the weave hardly pass warmth on, so your body keeps it."
+    assert grader.grade(request(right, EXAMPLES)).score > grader.grade(request(right, [])).score
+
+
+def test_without_a_rubric_the_examples_move_the_lexical_grade_too() -> None:
+    grader = OfflineGrader()
+    plain = request(WRONG, []).model_copy(update={"rubric": []})
+    assert grader.grade(plain.model_copy(update={"examples": EXAMPLES})).score < (
+        grader.grade(plain).score
+    )
+
+
+def test_an_example_naming_a_misconception_the_request_lacks_adds_nothing() -> None:
+    graded = OfflineGrader().grade(
+        request(WRONG, EXAMPLES).model_copy(update={"misconceptions": []})
+    )
+    assert graded.misconceptions == []
