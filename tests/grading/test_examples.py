@@ -106,3 +106,14 @@ def test_an_example_naming_a_misconception_the_request_lacks_adds_nothing() -> N
         request(WRONG, EXAMPLES).model_copy(update={"misconceptions": []})
     )
     assert graded.misconceptions == []
+
+
+def test_a_fragment_of_a_correct_answer_gains_no_completeness_from_resembling_it() -> None:
+    """Half of a correct answer is close to it, yet gives half of what was asked."""
+    grader = OfflineGrader()
+    half = "It traps a layer of still air next to your body."
+    beside, alone = grader.grade(request(half, EXAMPLES)), grader.grade(request(half, []))
+    assert beside.rubric.completeness <= alone.rubric.completeness < 1
+    reading = read_examples(QUESTION, REFERENCE, half, EXAMPLES)
+    assert reading is not None and reading.estimate > 0.5
+    assert reading.lower(0.5) == 0.5 < reading.blend(0.5)

@@ -10,8 +10,10 @@ as a cosine similarity. Then (`read_examples`):
 
 - estimate: the grade of the NEIGHBOURS nearest examples, weighted by similarity squared
   (correct 1, partial 0.5, wrong 0);
-- weight: how much of correctness and completeness the estimate may replace: EXAMPLE_SHARE x
-  where the nearest similarity lies between SIMILAR_FROM (none) and SIMILAR_AT (all of the share);
+- weight: how much of correctness the estimate may replace: EXAMPLE_SHARE x where the nearest
+  similarity lies between SIMILAR_FROM (none) and SIMILAR_AT (all of the share). Completeness is
+  only ever lowered by it (`lower`): a fragment of a correct answer resembles that answer while
+  giving less of what was asked, so how much is there stays the key points' reading;
 - misconception: the nearest example's, when that example is a wrong answer stating one and is
   at least MISCONCEPTION_SIMILARITY close.
 
@@ -55,6 +57,10 @@ class ExampleReading:
     def blend(self, value: float) -> float:
         """`value` (a criterion in [0, 1]) moved towards the examples' estimate."""
         return (1 - self.weight) * value + self.weight * self.estimate
+
+    def lower(self, value: float) -> float:
+        """`value` moved towards the examples' estimate only when that is lower."""
+        return min(value, self.blend(value))
 
 
 def read_examples(
