@@ -18,7 +18,9 @@ class ConceptInfo:
     misconceptions: tuple[KnownMisconception, ...]
     key_points: tuple[str, ...]
     phrasings: dict[str, tuple[str, ...]]  # rubric point -> accepted phrasings, whole topic
-    examples: dict[str, tuple[GradedAnswer, ...]]  # question text -> its graded example answers
+    examples: dict[str, tuple[GradedAnswer, ...]]  # question text (folded) -> graded answers
+    # bank question (text and reference, whitespace folded) -> its rubric's key points
+    rubrics: dict[tuple[str, str], tuple[str, ...]]
 
 
 _cache: dict[str, tuple[float, ConceptInfo | None]] = {}
@@ -49,12 +51,16 @@ def concept_info(concept: str, *, now: float | None = None) -> ConceptInfo | Non
                 for point, alternatives in question.phrasings.items()
             },
             examples={
-                question.text: tuple(
+                _fold(question.text): tuple(
                     GradedAnswer(answer=e.answer, grade=e.grade, misconception=e.misconception)
                     for e in question.examples
                 )
                 for question in topic.questions
                 if question.examples
+            },
+            rubrics={
+                (_fold(question.text), _fold(question.reference_answer)): tuple(question.rubric)
+                for question in topic.questions
             },
         )
     _cache[concept] = (now, info)
@@ -65,24 +71,37 @@ def enrich_request(request: GradingRequest) -> GradingRequest:
     """Fill difficulty, misconceptions, the rubric points' accepted phrasings and the question's
     graded example answers from the knowledge base when the caller left them out (phrasings found
     by the point's text and examples by the question's, so a practice or assessment question
-    built from a bank question gets them too)."""
+    built from a bank question gets them too). A bank question asked with its own reference and
+    no rubric (`tutorgraph grade --concept`) gets its key points, so it is graded as Practice
+    grades it."""
     if request.concept is None:
         return request
     info = concept_info(request.concept)
     if info is None:
         return request
     update: dict[str, object] = {}
+    rubric = request.rubric
+    if not rubric:
+        rubric = list(
+            info.rubrics.get((_fold(request.question), _fold(request.reference_answer)), ())
+        )
+        if rubric:
+            update["rubric"] = rubric
     if not request.misconceptions:
         update["misconceptions"] = list(info.misconceptions)
     if "difficulty" not in request.model_fields_set:
         update["difficulty"] = info.difficulty
     phrasings = {
         point: list(info.phrasings[point])
-        for point in request.rubric
+        for point in rubric
         if point in info.phrasings and point not in request.phrasings
     }
     if phrasings:
         update["phrasings"] = {**request.phrasings, **phrasings}
-    if not request.examples and request.question in info.examples:
-        update["examples"] = list(info.examples[request.question])
+    if not request.examples and _fold(request.question) in info.examples:
+        update["examples"] = list(info.examples[_fold(request.question)])
     return request.model_copy(update=update) if update else request
+
+
+def _fold(text: str) -> str:
+    return " ".join(text.split())
