@@ -37,11 +37,17 @@ from tutorgraph.errors import InputError
 from tutorgraph.grading.context import enrich_request
 from tutorgraph.grading.keypoints import stated_misconceptions
 from tutorgraph.grading.offline import OfflineGrader
-from tutorgraph.grading.types import ErrorType, GradingRequest, KnownMisconception, Verdict
+from tutorgraph.grading.types import (
+    ErrorType,
+    Grade,
+    GradingRequest,
+    KnownMisconception,
+    Verdict,
+)
 from tutorgraph.knowledge import shipped_domains
 from tutorgraph.knowledge.schema import Question, Topic
 
-Category = Literal["correct", "partial", "wrong"]
+Category = Grade  # the grade a teacher gave the answer
 Split = Literal["dev", "test", "all"]
 # Which of the question's graded example answers the grader reads: all of them, those not near
 # a copy of the graded answer, or none.

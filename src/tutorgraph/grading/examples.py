@@ -62,6 +62,11 @@ class ExampleReading:
         """`value` moved towards the examples' estimate only when that is lower."""
         return min(value, self.blend(value))
 
+    def adjust(self, correctness: float, completeness: float) -> tuple[float, float]:
+        """The two criteria as the examples move them: correctness either way, completeness
+        only down (see the module doc)."""
+        return self.blend(correctness), self.lower(completeness)
+
 
 def read_examples(
     question: str, reference: str, answer: str, examples: Sequence[GradedAnswer]

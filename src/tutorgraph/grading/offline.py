@@ -210,7 +210,7 @@ class OfflineGrader:
             correctness = min(correctness, MISCONCEPTION_CAP)
             completeness *= 0.5
         if examples is not None:
-            correctness, completeness = examples.blend(correctness), examples.lower(completeness)
+            correctness, completeness = examples.adjust(correctness, completeness)
         answer = TextView.of(request.answer)
         clarity = length_adequacy(answer) * (0.5 + 0.5 * coverage)
         if misconceptions or denied:
@@ -273,7 +273,7 @@ class OfflineGrader:
             correctness *= DENIAL_FACTOR
         completeness = completeness_of(features)
         if examples is not None:
-            correctness, completeness = examples.blend(correctness), examples.lower(completeness)
+            correctness, completeness = examples.adjust(correctness, completeness)
         rubric = RubricScores(
             correctness=round(correctness, 4),
             completeness=round(completeness, 4),
