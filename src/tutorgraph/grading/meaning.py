@@ -219,6 +219,26 @@ class Analysis:
             found.setdefault(token.text, []).append(token)
         return {text: tuple(tokens) for text, tokens in found.items()}
 
+    @cached_property
+    def _matching(self) -> dict[tuple[str, str | None, bool], tuple[Token, ...]]:
+        """`candidates` already looked up: an answer is compared with every cue and phrasing
+        of its topic, which share most of their words."""
+        return {}
+
+    def candidates(self, want: Token, *, strict: bool = False) -> tuple[Token, ...]:
+        """This text's tokens that match `want`, found through its distinct texts."""
+        key = (want.text, want.number, strict)
+        found = self._matching.get(key)
+        if found is None:
+            found = tuple(
+                token
+                for text, tokens in self.by_text.items()
+                if _texts_match(want.text, text, tokens[0].number, want.number, strict)
+                for token in tokens
+            )
+            self._matching[key] = found
+        return found
+
     def __len__(self) -> int:
         return len(self.tokens)
 
@@ -334,15 +354,6 @@ def _decimals(number: str) -> int:
     return len(mantissa.split(".")[1]) if "." in mantissa else 0
 
 
-def _candidates(want: Token, answer: Analysis, *, strict: bool = False) -> list[Token]:
-    """The answer's tokens that match `want`, found through its distinct texts."""
-    found: list[Token] = []
-    for text, tokens in answer.by_text.items():
-        if _texts_match(want.text, text, tokens[0].number, want.number, strict):
-            found.extend(tokens)
-    return found
-
-
 @lru_cache(maxsize=262144)
 def _texts_match(
     want: str, have: str, have_number: str | None, want_number: str | None, strict: bool
@@ -427,7 +438,7 @@ def find(
     hits: list[list[tuple[int, bool, bool]]] = []
     for want in required:
         found: list[tuple[int, bool, bool]] = []
-        for have in _candidates(want, answer):
+        for have in answer.candidates(want):
             agrees = have.negated == want.negated
             # Denying what the phrasing asserts contradicts it; asserting what the phrasing
             # denies ("identity, not equality" vs "== compares equality") is only no match,
@@ -478,7 +489,7 @@ def _find_ordered(required: list[Token], answer: Analysis) -> Match:
     """The words in order; between two of them at most ORDERED_GAP other content words and
     ORDERED_SPAN - 1 words in all; contradicted when a polarity differs."""
     tokens = answer.tokens
-    for first in sorted(_candidates(required[0], answer, strict=True), key=lambda t: t.position):
+    for first in sorted(answer.candidates(required[0], strict=True), key=lambda t: t.position):
         position = first.position
         flipped = first.negated != required[0].negated
         for want in required[1:]:
