@@ -40,7 +40,7 @@ from tutorgraph.knowledge import TARGET_LEVELS, TargetLevel, get_domain, shipped
 from tutorgraph.learning import reviews
 from tutorgraph.limits import require_answer
 from tutorgraph.llm import Model
-from tutorgraph.store.checkpoints import DURABILITY
+from tutorgraph.store.checkpoints import ASSESSMENT_DURABILITY
 from tutorgraph.store.db import Database
 from tutorgraph.store.models import Assessment, new_uuid, utcnow
 from tutorgraph.wording import counted
@@ -205,7 +205,7 @@ class AssessmentService:
         start: AssessmentInput = {"domain": domain, "target_level": level}
         async with self._lock(row.id):
             await self.graph.ainvoke(
-                start, _config(row), context=self.context, durability=DURABILITY
+                start, _config(row), context=self.context, durability=ASSESSMENT_DURABILITY
             )
             return await self._sync(row)
 
@@ -234,12 +234,17 @@ class AssessmentService:
                         f"(question {waiting['question']['id']} is)"
                     )
                 await self.graph.ainvoke(
-                    Command(resume=answer), config, context=self.context, durability=DURABILITY
+                    Command(resume=answer),
+                    config,
+                    context=self.context,
+                    durability=ASSESSMENT_DURABILITY,
                 )
             elif snapshot.next:
                 # A step failed last time (a model error): carry on from where it stopped.
                 log.info("assessment %s: continuing at %s", row.id, ", ".join(snapshot.next))
-                await self.graph.ainvoke(None, config, context=self.context, durability=DURABILITY)
+                await self.graph.ainvoke(
+                    None, config, context=self.context, durability=ASSESSMENT_DURABILITY
+                )
             return await self._sync(row)
 
     async def get(

@@ -19,6 +19,15 @@ from tutorgraph.settings import Settings
 # constructor keeps the default (see its service).
 DURABILITY: Final[Literal["sync"]] = "sync"
 
+# The assessment keeps one answered question (resume -> evaluate -> update -> route -> next
+# question) as one unit: its checkpoint is written when the step ends (at the next question, at
+# the report, or at a failure such as a model error, which the next call then carries on from).
+# A process killed mid-step leaves the previous question waiting, and the answer is sent again
+# (with "sync", it left no question showing, and the next answer sent was ignored). No
+# assessment node acts outside the graph's state, so nothing is done twice; and one checkpoint
+# per answer instead of five is most of an answer's orchestration cost (BENCHMARKS.md).
+ASSESSMENT_DURABILITY: Final[Literal["exit"]] = "exit"
+
 
 def postgres_conninfo(url: str) -> str:
     """psycopg wants `postgresql://`; SQLAlchemy URLs carry a `+driver` suffix."""
@@ -63,5 +72,8 @@ async def open_checkpointer(
     path.parent.mkdir(parents=True, exist_ok=True)
     async with aiosqlite.connect(str(path)) as conn:
         sqlite_saver = AsyncSqliteSaver(conn, serde=serde)
-        await sqlite_saver.setup()
+        await sqlite_saver.setup()  # WAL journal
+        # The application database's durability (store/db.py): a commit survives a crash of
+        # the process, not a power cut, and costs no fsync.
+        await conn.execute("PRAGMA synchronous=NORMAL")
         yield sqlite_saver

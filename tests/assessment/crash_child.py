@@ -1,0 +1,85 @@
+"""A process that runs an assessment on the durable SQLite checkpointer and, with `--kill-at N`,
+kills itself (SIGKILL, no cleanup) when this process asks the model for its Nth question: after the
+answer before it was graded and the knowledge graph updated. Every answer the evaluator is asked
+about is appended to `graded.log`, so a test can tell what was graded again.
+
+    python -m tests.assessment.crash_child DATA_DIR start|answer|show [--kill-at N] [TEXT]
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+from tutorgraph.assessment.agents import EVALUATION_AGENT, QUESTION_AGENT
+from tutorgraph.assessment.service import AssessmentService
+from tutorgraph.engines import offline_engine
+from tutorgraph.settings import Settings
+from tutorgraph.store import migrate
+from tutorgraph.store.checkpoints import open_checkpointer
+from tutorgraph.store.db import Database
+
+
+class Killing:
+    """The offline engine, dying at the Nth question it is asked for."""
+
+    name = "killing"
+    supports_tools = False
+    can_stream = False
+
+    def __init__(self, log: Path, kill_at: int | None) -> None:
+        self.inner = offline_engine()
+        self.log = log
+        self.kill_at = kill_at
+        self.questions = 0
+
+    async def structured(
+        self, schema: Any, messages: Any, *, agent: str, inputs: Any = None
+    ) -> Any:
+        if agent == QUESTION_AGENT:
+            self.questions += 1
+            if self.questions == self.kill_at:
+                os.kill(os.getpid(), signal.SIGKILL)
+        if agent == EVALUATION_AGENT:
+            with self.log.open("a") as handle:
+                handle.write(inputs.answer + "\n")
+        return await self.inner.structured(schema, messages, agent=agent, inputs=inputs)
+
+    def stream_chat(self, *args: Any, **kwargs: Any) -> Any:
+        return self.inner.stream_chat(*args, **kwargs)
+
+
+async def main(data: Path, command: str, kill_at: int | None, text: str) -> None:
+    settings = Settings(data_dir=data, environment="development")
+    migrate.upgrade(settings)
+    database = Database(settings)
+    model = Killing(data / "graded.log", kill_at)
+    async with open_checkpointer(settings) as checkpointer:
+        service = AssessmentService(
+            database=database,
+            checkpointer=checkpointer,
+            model=model,  # type: ignore[arg-type]
+        )
+        if command == "start":
+            view = await service.start(user_id=None, domain="python", target_level="mid")
+            (data / "assessment_id").write_text(view.id)
+        else:
+            assessment_id = (data / "assessment_id").read_text()
+            if command == "answer":
+                await service.answer(assessment_id=assessment_id, user_id=None, answer=text)
+            view = await service.get(assessment_id=assessment_id, user_id=None)
+        print(view.model_dump_json())
+    database.dispose()
+
+
+if __name__ == "__main__":
+    args = sys.argv[1:]
+    kill = int(args[args.index("--kill-at") + 1]) if "--kill-at" in args else None
+    rest = [
+        a for i, a in enumerate(args) if a != "--kill-at" and (i == 0 or args[i - 1] != "--kill-at")
+    ]
+    asyncio.run(main(Path(rest[0]), rest[1], kill, rest[2] if len(rest) > 2 else ""))
