@@ -117,3 +117,21 @@ def test_a_fragment_of_a_correct_answer_gains_no_completeness_from_resembling_it
     reading = read_examples(QUESTION, REFERENCE, half, EXAMPLES)
     assert reading is not None and reading.estimate > 0.5
     assert reading.lower(0.5) == 0.5 < reading.blend(0.5)
+
+
+def test_the_examples_tell_a_partial_answer_from_a_wrong_one() -> None:
+    """A vague answer like a graded partial one is INCOMPLETE (try again), not CONCEPTUAL
+    (re-learn), though it makes too little of the rubric for the key points to say so."""
+    grader = OfflineGrader()
+    vague = "Something to do with the air inside the blanket, I guess."
+    assert grader.grade(request(vague, [])).error_type == "CONCEPTUAL"
+    assert grader.grade(request(vague, EXAMPLES)).error_type == "INCOMPLETE"
+    assert grader.grade(request(WRONG, EXAMPLES)).error_type == "CONCEPTUAL"
+    reading = read_examples(QUESTION, REFERENCE, vague, EXAMPLES)
+    assert reading is not None and reading.partly_right is True
+    wrong = read_examples(QUESTION, REFERENCE, WRONG, EXAMPLES)
+    assert wrong is not None and wrong.partly_right is False
+    far = read_examples(
+        QUESTION, REFERENCE, "Heavy things hold on to the air around you.", EXAMPLES
+    )
+    assert far is not None and far.weight == 0 and far.partly_right is None  # too far to say

@@ -15,7 +15,10 @@ as a cosine similarity. Then (`read_examples`):
   only ever lowered by it (`lower`): a fragment of a correct answer resembles that answer while
   giving less of what was asked, so how much is there stays the key points' reading;
 - misconception: the nearest example's, when that example is a wrong answer stating one and is
-  at least MISCONCEPTION_SIMILARITY close.
+  at least MISCONCEPTION_SIMILARITY close;
+- partly right: when the examples weigh at all, whether their estimate is nearer partial than
+  wrong; the offline grader's error type then tells a partial answer (INCOMPLETE) from a wrong
+  one (CONCEPTUAL) by it.
 
 What it can do: an answer that says what a graded answer said, in other words than the rubric's
 (a wrong idea told with the right vocabulary, a right one in a learner's words), gets that grade's
@@ -42,6 +45,7 @@ SIMILAR_FROM = 0.2
 SIMILAR_AT = 0.6
 MISCONCEPTION_SIMILARITY = 0.25
 GRADE_VALUE: dict[Grade, float] = {"correct": 1.0, "partial": 0.5, "wrong": 0.0}
+PARTLY_RIGHT_FROM = (GRADE_VALUE["wrong"] + GRADE_VALUE["partial"]) / 2
 
 
 @dataclass(frozen=True)
@@ -53,6 +57,12 @@ class ExampleReading:
     nearest_grade: Grade
     nearest_similarity: float
     misconception: str | None
+
+    @property
+    def partly_right(self) -> bool | None:
+        """Whether the examples near the answer read it as at least partly right (an estimate
+        nearer partial than wrong: PARTLY_RIGHT_FROM); None when none is near enough to say."""
+        return None if self.weight <= 0 else self.estimate >= PARTLY_RIGHT_FROM
 
     def blend(self, value: float) -> float:
         """`value` (a criterion in [0, 1]) moved towards the examples' estimate."""

@@ -53,10 +53,12 @@ Error type, only when score < 0.8, first rule that holds:
                of its new content words are the reference's or the key points');
 3. PROCEDURAL  the question asks for code, steps, a fix or a computation, the answer attempts it
                (code or numbers), coverage is partial and the answer talks about the point;
-4. INCOMPLETE  what the answer says is right but points are missing: with a rubric, at least
-               SOME_COVERAGE of the points are made and at least OWN_IDEAS of its new words are
-               the reference's (less: it is mostly telling an idea of its own); without one, it
-               talks about the point; also empty and echo answers;
+4. INCOMPLETE  what the answer says is right but points are missing: with a rubric, the graded
+               examples near it read it as partly right (`ExampleReading.partly_right`), or,
+               when none is near enough to say, at least SOME_COVERAGE of the points are made
+               and at least OWN_IDEAS of its new words are the reference's (less: it is mostly
+               telling an idea of its own); without one, it talks about the point; also empty
+               and echo answers;
 5. CONCEPTUAL  otherwise: the answer makes (almost) none of the points, or says mostly
                something else.
 """
@@ -230,6 +232,7 @@ class OfflineGrader:
                 coverage=coverage,
                 on_topic=on_topic,
                 misconceptions=misconceptions,
+                examples=examples,
             )
             if denied and not misconceptions and error == "INCOMPLETE":
                 error = "CONCEPTUAL"
@@ -348,10 +351,11 @@ def _error_type(
     coverage: float,
     on_topic: float,
     misconceptions: list[str],
+    examples: ExampleReading | None = None,
 ) -> ErrorType:
     """The first rule of the module docstring's list that holds; `coverage` is the key-point
     coverage, or without a rubric the share of the reference's new content words said;
-    `on_topic` is `_on_topic_share`."""
+    `on_topic` is `_on_topic_share`; `examples` the graded examples' reading, if any."""
     slip = features.values["negation_mismatch"] > 0 or features.values["opposite_swap"] > 0
     if misconceptions:
         return "CONCEPTUAL"
@@ -371,7 +375,9 @@ def _error_type(
     ):
         return "PROCEDURAL"
     if request.rubric:
-        right_so_far = coverage >= SOME_COVERAGE and on_topic >= OWN_IDEAS
+        right_so_far = examples.partly_right if examples is not None else None
+        if right_so_far is None:
+            right_so_far = coverage >= SOME_COVERAGE and on_topic >= OWN_IDEAS
         return "INCOMPLETE" if right_so_far else "CONCEPTUAL"
     return "INCOMPLETE" if talks_about_it else "CONCEPTUAL"
 
