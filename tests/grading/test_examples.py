@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tutorgraph.grading.examples import EXAMPLE_SHARE, read_examples
-from tutorgraph.grading.offline import OfflineGrader
+from tutorgraph.grading.offline import MISCONCEPTION_CAP, OfflineGrader
 from tutorgraph.grading.types import GradedAnswer, GradingRequest, KnownMisconception
 
 QUESTION = "Why does a heavy blanket keep you warm on a cold night?"
@@ -135,3 +135,21 @@ def test_the_examples_tell_a_partial_answer_from_a_wrong_one() -> None:
         QUESTION, REFERENCE, "Heavy things hold on to the air around you.", EXAMPLES
     )
     assert far is not None and far.weight == 0 and far.partly_right is None  # too far to say
+
+
+def test_an_answer_like_a_graded_wrong_one_is_capped_though_it_names_no_misconception() -> None:
+    """What else it says stands on the wrong idea: correctness is capped as for a stated
+    misconception before the examples move it, though no known misconception is named."""
+    unnamed = [e.model_copy(update={"misconception": None}) for e in EXAMPLES]
+    mixed = "It traps still air, and the wool fibres generate their own warmth whenever you move."
+    reading = read_examples(QUESTION, REFERENCE, mixed, unnamed)
+    assert reading is not None and reading.wrong_idea and reading.misconception is None
+    grader = OfflineGrader()
+    beside, alone = grader.grade(request(mixed, unnamed)), grader.grade(request(mixed, []))
+    assert beside.misconceptions == [] and alone.rubric.correctness > MISCONCEPTION_CAP
+    capped = reading.blend(min(alone.rubric.correctness, MISCONCEPTION_CAP))
+    assert beside.rubric.correctness == pytest.approx(capped, abs=1e-3)
+    assert capped < reading.blend(alone.rubric.correctness)
+    right = "The pockets of air in the weave hardly pass warmth on, so your body keeps it."
+    near_right = read_examples(QUESTION, REFERENCE, right, unnamed)
+    assert near_right is not None and not near_right.wrong_idea

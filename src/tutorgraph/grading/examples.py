@@ -14,8 +14,10 @@ as a cosine similarity. Then (`read_examples`):
   similarity lies between SIMILAR_FROM (none) and SIMILAR_AT (all of the share). Completeness is
   only ever lowered by it (`lower`): a fragment of a correct answer resembles that answer while
   giving less of what was asked, so how much is there stays the key points' reading;
-- misconception: the nearest example's, when that example is a wrong answer stating one and is
-  at least MISCONCEPTION_SIMILARITY close;
+- wrong idea: the nearest example is a wrong answer at least MISCONCEPTION_SIMILARITY close;
+  the offline grader then caps correctness as for a stated misconception (what else the answer
+  says stands on a wrong idea), whether or not the example names a known one;
+- misconception: that example's, when it names one;
 - partly right: when the examples weigh at all, whether their estimate is nearer partial than
   wrong; the offline grader's error type then tells a partial answer (INCOMPLETE) from a wrong
   one (CONCEPTUAL) by it.
@@ -57,6 +59,12 @@ class ExampleReading:
     nearest_grade: Grade
     nearest_similarity: float
     misconception: str | None
+
+    @property
+    def wrong_idea(self) -> bool:
+        """Whether the answer says what a graded wrong answer said: the nearest example is wrong
+        and at least MISCONCEPTION_SIMILARITY close (named or not as a known misconception)."""
+        return self.nearest_grade == "wrong" and self.nearest_similarity >= MISCONCEPTION_SIMILARITY
 
     @property
     def partly_right(self) -> bool | None:

@@ -208,14 +208,15 @@ class OfflineGrader:
         on_topic = _on_topic_share(request, features)
         correctness *= (1 - denied) * focus_of(_focus_share(request))
         completeness = coverage
-        if misconceptions:  # what else it says stands on a wrong idea: half credit at most
+        wrong_idea = bool(misconceptions) or (examples is not None and examples.wrong_idea)
+        if wrong_idea:  # what else it says stands on a wrong idea: half credit at most
             correctness = min(correctness, MISCONCEPTION_CAP)
             completeness *= 0.5
         if examples is not None:
             correctness, completeness = examples.adjust(correctness, completeness)
         answer = TextView.of(request.answer)
         clarity = length_adequacy(answer) * (0.5 + 0.5 * coverage)
-        if misconceptions or denied:
+        if misconceptions or denied:  # said outright; a likeness to a wrong example is not
             clarity *= 0.5
         rubric = RubricScores(
             correctness=round(correctness, 4),
@@ -270,7 +271,8 @@ class OfflineGrader:
         """No rubric: the lexical model against the reference decides."""
         examples = _read_examples(request)
         misconceptions = _misconceptions(request, features.values["ref_recall_novel"], examples)
-        correctness = min(probability, MISCONCEPTION_CAP) if misconceptions else probability
+        wrong_idea = bool(misconceptions) or (examples is not None and examples.wrong_idea)
+        correctness = min(probability, MISCONCEPTION_CAP) if wrong_idea else probability
         denied = denied_sentences(request.question, request.reference_answer, request.answer)
         if denied:  # "absorb less heat" against "absorb more heat"
             correctness *= DENIAL_FACTOR
