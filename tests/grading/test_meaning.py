@@ -234,3 +234,23 @@ def test_a_point_is_denied_only_where_the_answer_talks_about_most_of_it() -> Non
     # ...saying all of it negated is
     denying = assess_points(question, "you do not keep a reference to the task at all", point)
     assert denying[0].contradicted
+
+
+def test_concurrent_is_not_parallel() -> None:
+    """asyncio's whole point: tasks interleave on one thread, they do not run simultaneously."""
+    assert says("tasks run in parallel", "the tasks run concurrently")[0] < 1.0
+    assert says("tasks run in parallel", "the tasks run simultaneously") == (1.0, False)
+
+
+def test_a_cue_is_stated_through_intensifiers_and_a_wrapped_line() -> None:
+    cue = [KnownMisconception(id="async-is-parallel", description="", cues=["run in parallel"])]
+    wrapped = (
+        "Because the workers are spread over all the available CPU cores, the coroutines run at\n"
+        "the same time, which is the whole reason asyncio is fast."
+    )
+    assert stated_misconceptions(wrapped, cue) == ["async-is-parallel"]
+    assert stated_misconceptions("They genuinely run in parallel.", cue) == ["async-is-parallel"]
+    # A short line is a line of its own (a list item, a line of code), as is a line with code.
+    assert stated_misconceptions("- they run at\nthe same time", cue) == []
+    code = "tasks_to_run_now = [job for job in all_of_the_jobs if job.ready] and run at\nthe same"
+    assert stated_misconceptions(code + " time", cue) == []

@@ -66,13 +66,15 @@ _NEGATORS_PHRASES: tuple[tuple[str, ...], ...] = (
     ("unlike",),
     ("not",),
 )
-# Light verbs and fillers: they carry no idea of their own in an answer ("a copy is made").
+# Light verbs, fillers and intensifiers: they carry no idea of their own in an answer ("a copy
+# is made", "they genuinely run in parallel").
 FILLERS = _text.wordset(
     """
     make makes made making do does did done doing go goes went gone going take takes took
     taken put puts happen happens happened basically actually really just like kind sort
     simply obviously literally pretty quite stuff whatever guess think thinks believe
-    mean means meant say says said
+    mean means meant say says said genuinely truly definitely certainly honestly surely
+    indeed totally
     """
 )
 ARTICLES = frozenset({"a", "an", "the"})
@@ -90,6 +92,7 @@ ORDERED_SPAN = 5  # ...and at most four words of any kind
 NUMBER_TOLERANCE = 0.02  # relative: a rounded value matches, another value does not
 MIN_REQUIRED = 2  # a phrasing reduced to fewer tokens by the question's words needs them all
 CONTRADICTION_MIN_SHARE = 0.5
+SOFT_WRAP_FROM = 50  # characters: a line this long, broken inside a sentence, was wrapped
 
 
 # Complexity said in words or without the O, as the O-notation it means (`_complexity`).
@@ -111,7 +114,15 @@ _SUPERSCRIPTS = str.maketrans({"\u00b2": "^2", "\u00b3": "^3"})
 _BUILTIN = re.compile(r"\bbuilt-ins?\b", re.IGNORECASE)
 
 
+# A line break inside a sentence of prose pasted from an editor or an e-mail ("the coroutines
+# execute at\nthe same time") is a space, not the end of a statement as it is in code: a long,
+# unindented line ending in a word or a comma, with no `=` or `#` (code's assignments and
+# comments), followed by a line starting with a small letter.
+_SOFT_WRAP = re.compile(rf"(?m)^(?=[^\s=#])([^=#\n]{{{SOFT_WRAP_FROM - 1},}}[a-z,])\n(?=[a-z])")
+
+
 def _fold(text: str) -> str:
+    text = _SOFT_WRAP.sub(r"\1 ", text)
     folded = _text.ascii_fold(text.replace("`", " ").translate(_SUPERSCRIPTS))
     folded = _BUILTIN.sub("builtin", folded)
     for pattern, notation in _COMPLEXITY_WORDS:
