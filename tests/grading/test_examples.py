@@ -153,3 +153,24 @@ def test_an_answer_like_a_graded_wrong_one_is_capped_though_it_names_no_misconce
     right = "The pockets of air in the weave hardly pass warmth on, so your body keeps it."
     near_right = read_examples(QUESTION, REFERENCE, right, unnamed)
     assert near_right is not None and not near_right.wrong_idea
+
+
+def test_a_description_is_not_read_into_an_answer_the_examples_vouch_for() -> None:
+    """A right answer using a misconception's words in another sense ("your body generates it")
+    is not said to state it when it is as close as the examples get to a graded correct one."""
+    fibres = KnownMisconception(
+        id="fibres-make-heat", description="Believes the wool fibres generate warmth.", cues=[]
+    )
+    right = (
+        "Air caught in the wool fibres barely lets warmth through; your body generates it and "
+        "the fibres keep it."
+    )
+
+    def graded(examples: list[GradedAnswer]) -> list[str]:
+        asked = request(right, examples).model_copy(update={"misconceptions": [fibres]})
+        return OfflineGrader().grade(asked).misconceptions
+
+    assert graded([]) == ["fibres-make-heat"]  # the description's words, read alone
+    reading = read_examples(QUESTION, REFERENCE, right, EXAMPLES)
+    assert reading is not None and reading.vouches
+    assert graded(EXAMPLES) == []

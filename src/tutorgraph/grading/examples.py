@@ -18,6 +18,9 @@ as a cosine similarity. Then (`read_examples`):
   the offline grader then caps correctness as for a stated misconception (what else the answer
   says stands on a wrong idea), whether or not the example names a known one;
 - misconception: that example's, when it names one;
+- vouches: the nearest example is a correct one at least SIMILAR_AT close; the grader then does
+  not read the known misconceptions' descriptions into the answer (words of a description
+  scattered over a right answer are the weakest evidence of a wrong idea);
 - partly right: when the examples weigh at all, whether their estimate is nearer partial than
   wrong; the offline grader's error type then tells a partial answer (INCOMPLETE) from a wrong
   one (CONCEPTUAL) by it.
@@ -65,6 +68,11 @@ class ExampleReading:
         """Whether the answer says what a graded wrong answer said: the nearest example is wrong
         and at least MISCONCEPTION_SIMILARITY close (named or not as a known misconception)."""
         return self.nearest_grade == "wrong" and self.nearest_similarity >= MISCONCEPTION_SIMILARITY
+
+    @property
+    def vouches(self) -> bool:
+        """Whether the answer is as close as the examples weigh (SIMILAR_AT) to a correct one."""
+        return self.nearest_grade == "correct" and self.nearest_similarity >= SIMILAR_AT
 
     @property
     def partly_right(self) -> bool | None:

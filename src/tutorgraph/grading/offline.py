@@ -390,9 +390,10 @@ def _misconceptions(
     """The known misconceptions the answer states: by a cue, word for word; or, when it makes at
     most DESCRIBED_UP_TO of what it was asked for (`coverage`: of the key points, or without a
     rubric of the reference's new content words), by its description in other words; or as the
-    graded example nearest to it states it (`examples`)."""
+    graded example nearest to it states it (`examples`). The description, the weakest reading,
+    is not read for an answer the examples vouch for (`ExampleReading.vouches`)."""
     found = stated_misconceptions(request.answer, request.misconceptions)
-    if coverage <= DESCRIBED_UP_TO:
+    if coverage <= DESCRIBED_UP_TO and not (examples is not None and examples.vouches):
         described = described_misconceptions(
             request.answer, request.question, request.misconceptions
         )
