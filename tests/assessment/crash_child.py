@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tests.crashing import parse_child_args
 from tutorgraph.assessment.agents import EVALUATION_AGENT, QUESTION_AGENT
 from tutorgraph.assessment.service import AssessmentService
 from tutorgraph.engines import offline_engine
@@ -77,9 +78,4 @@ async def main(data: Path, command: str, kill_at: int | None, text: str) -> None
 
 
 if __name__ == "__main__":
-    args = sys.argv[1:]
-    kill = int(args[args.index("--kill-at") + 1]) if "--kill-at" in args else None
-    rest = [
-        a for i, a in enumerate(args) if a != "--kill-at" and (i == 0 or args[i - 1] != "--kill-at")
-    ]
-    asyncio.run(main(Path(rest[0]), rest[1], kill, rest[2] if len(rest) > 2 else ""))
+    asyncio.run(main(*parse_child_args(sys.argv[1:])))

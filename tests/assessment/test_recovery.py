@@ -5,26 +5,17 @@ is still waiting, the answer sent again is graded once, and the assessment goes 
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.crashing import run_child
+
 ANSWER = "A list is mutable and a tuple is immutable, so only a tuple can be a dict key."
 
 
 def child(data: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run(
-        [sys.executable, "-m", "tests.assessment.crash_child", str(data), *args],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env=env,
-        timeout=120,
-    )
+    return run_child("tests.assessment.crash_child", data, *args)
 
 
 def graded(data: Path) -> list[str]:

@@ -5,28 +5,17 @@ had already said is asked of the model again."""
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
+from tests.crashing import run_child
 from tests.interview.harness import GOOD
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def child(data: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run(
-        [sys.executable, "-m", "tests.interview.crash_child", str(data), *args],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env=env,
-        timeout=120,
-    )
+    return run_child("tests.interview.crash_child", data, *args)
 
 
 def calls(data: Path) -> list[dict[str, Any]]:
