@@ -208,8 +208,9 @@ class OfflineGrader:
         on_topic = _on_topic_share(request, features)
         correctness *= (1 - denied) * focus_of(_focus_share(request))
         completeness = coverage
-        wrong_idea = bool(misconceptions) or (examples is not None and examples.wrong_idea)
-        if wrong_idea:  # what else it says stands on a wrong idea: half credit at most
+        if _wrong_idea(
+            misconceptions, examples
+        ):  # what else it says stands on a wrong idea: half credit at most
             correctness = min(correctness, MISCONCEPTION_CAP)
             completeness *= 0.5
         if examples is not None:
@@ -271,7 +272,7 @@ class OfflineGrader:
         """No rubric: the lexical model against the reference decides."""
         examples = _read_examples(request)
         misconceptions = _misconceptions(request, features.values["ref_recall_novel"], examples)
-        wrong_idea = bool(misconceptions) or (examples is not None and examples.wrong_idea)
+        wrong_idea = _wrong_idea(misconceptions, examples)
         correctness = min(probability, MISCONCEPTION_CAP) if wrong_idea else probability
         denied = denied_sentences(request.question, request.reference_answer, request.answer)
         if denied:  # "absorb less heat" against "absorb more heat"
@@ -406,6 +407,12 @@ def _misconceptions(
     ):
         found.append(examples.misconception)
     return found
+
+
+def _wrong_idea(misconceptions: list[str], examples: ExampleReading | None) -> bool:
+    """What else the answer says stands on a wrong idea: it states a known misconception, or it
+    says what a graded wrong answer said (`ExampleReading.wrong_idea`)."""
+    return bool(misconceptions) or (examples is not None and examples.wrong_idea)
 
 
 def _read_examples(request: GradingRequest) -> ExampleReading | None:
