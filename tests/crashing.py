@@ -7,10 +7,13 @@ SIGKILL itself mid-step (`--kill-at N`), started from a test and read back by it
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
+
+from tutorgraph.engines import offline_engine
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -42,3 +45,43 @@ def run_child(module: str, data: Path, *args: str) -> subprocess.CompletedProces
         env=env,
         timeout=120,
     )
+
+
+class KillingEngine:
+    """The offline engine, killing this process (SIGKILL, no cleanup) at the `kill_at`th call of
+    `kill_agent`: before the call, or once it has returned with `after`. `record` (for a
+    subclass) sees every call that completes."""
+
+    name = "killing"
+    supports_tools = False
+    can_stream = False
+
+    def __init__(self, kill_agent: str, kill_at: int | None, *, after: bool = False) -> None:
+        self.inner = offline_engine()
+        self.kill_agent = kill_agent
+        self.kill_at = kill_at
+        self.after = after
+        self.calls = 0
+
+    async def structured(
+        self, schema: Any, messages: Any, *, agent: str, inputs: Any = None
+    ) -> Any:
+        if not self.after:
+            self._count(agent)
+        out = await self.inner.structured(schema, messages, agent=agent, inputs=inputs)
+        if self.after:
+            self._count(agent)
+        self.record(agent, inputs, out)
+        return out
+
+    def stream_chat(self, *args: Any, **kwargs: Any) -> Any:
+        return self.inner.stream_chat(*args, **kwargs)
+
+    def record(self, agent: str, inputs: Any, out: Any) -> None:
+        """Called after every call that returned (and did not kill)."""
+
+    def _count(self, agent: str) -> None:
+        if agent == self.kill_agent:
+            self.calls += 1
+            if self.calls == self.kill_at:
+                os.kill(os.getpid(), signal.SIGKILL)

@@ -9,49 +9,30 @@ about is appended to `graded.log`, so a test can tell what was graded again.
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
 import sys
 from pathlib import Path
 from typing import Any
 
-from tests.crashing import parse_child_args
+from tests.crashing import KillingEngine, parse_child_args
 from tutorgraph.assessment.agents import EVALUATION_AGENT, QUESTION_AGENT
 from tutorgraph.assessment.service import AssessmentService
-from tutorgraph.engines import offline_engine
 from tutorgraph.settings import Settings
 from tutorgraph.store import migrate
 from tutorgraph.store.checkpoints import open_checkpointer
 from tutorgraph.store.db import Database
 
 
-class Killing:
-    """The offline engine, dying at the Nth question it is asked for."""
-
-    name = "killing"
-    supports_tools = False
-    can_stream = False
+class Killing(KillingEngine):
+    """Dies asking for the Nth question; logs every answer the evaluator was asked about."""
 
     def __init__(self, log: Path, kill_at: int | None) -> None:
-        self.inner = offline_engine()
+        super().__init__(QUESTION_AGENT, kill_at)
         self.log = log
-        self.kill_at = kill_at
-        self.questions = 0
 
-    async def structured(
-        self, schema: Any, messages: Any, *, agent: str, inputs: Any = None
-    ) -> Any:
-        if agent == QUESTION_AGENT:
-            self.questions += 1
-            if self.questions == self.kill_at:
-                os.kill(os.getpid(), signal.SIGKILL)
+    def record(self, agent: str, inputs: Any, out: Any) -> None:
         if agent == EVALUATION_AGENT:
             with self.log.open("a") as handle:
                 handle.write(inputs.answer + "\n")
-        return await self.inner.structured(schema, messages, agent=agent, inputs=inputs)
-
-    def stream_chat(self, *args: Any, **kwargs: Any) -> Any:
-        return self.inner.stream_chat(*args, **kwargs)
 
 
 async def main(data: Path, command: str, kill_at: int | None, text: str) -> None:

@@ -9,15 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import signal
 import sys
 from pathlib import Path
 from typing import Any
 
-from tests.crashing import parse_child_args
+from tests.crashing import KillingEngine, parse_child_args
 from tests.interview.resumes import RESUME
-from tutorgraph.engines import offline_engine
 from tutorgraph.interview.agents import INTERVIEWER_AGENT
 from tutorgraph.interview.context import InterviewContext
 from tutorgraph.interview.service import InterviewService
@@ -27,31 +24,17 @@ from tutorgraph.store.checkpoints import open_checkpointer
 from tutorgraph.store.db import Database
 
 
-class Logged:
-    name = "logged"
-    supports_tools = False
-    can_stream = False
+class Logged(KillingEngine):
+    """Dies during the Nth interviewer line; logs every line the model was asked for."""
 
     def __init__(self, log: Path, kill_at: int | None) -> None:
-        self.inner = offline_engine()
+        super().__init__(INTERVIEWER_AGENT, kill_at, after=True)
         self.log = log
-        self.kill_at = kill_at
-        self.calls = 0
 
-    async def structured(
-        self, schema: Any, messages: Any, *, agent: str, inputs: Any = None
-    ) -> Any:
-        out = await self.inner.structured(schema, messages, agent=agent, inputs=inputs)
+    def record(self, agent: str, inputs: Any, out: Any) -> None:
         if agent == INTERVIEWER_AGENT:
-            self.calls += 1
-            if self.calls == self.kill_at:
-                os.kill(os.getpid(), signal.SIGKILL)
             with self.log.open("a") as handle:
                 handle.write(json.dumps({"kind": inputs.kind, "text": out.text}) + "\n")
-        return out
-
-    def stream_chat(self, *args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError
 
 
 async def main(data: Path, command: str, kill_at: int | None, text: str) -> None:
