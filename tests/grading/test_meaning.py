@@ -133,6 +133,20 @@ def test_a_denial_needs_the_answer_to_talk_about_the_point() -> None:
     assert not contradicted
 
 
+def test_a_comparison_is_denied_only_where_the_phrasing_says_what_is_compared() -> None:
+    # the smaller side with "more" says what the larger side with "fewer" says
+    assert (
+        says("fewer tokens", "with 32k entries, Thai is split into bytes: more tokens")[1] is False
+    )
+    assert (
+        says(
+            "a larger vocabulary gives shorter sequences",
+            "a larger vocabulary gives longer sequences",
+        )[1]
+        is True
+    )
+
+
 def test_words_scattered_over_a_long_answer_do_not_make_a_point() -> None:
     filler = " ".join(f"word{i}" for i in range(40))
     assert says("mutable default argument", f"mutable {filler} default {filler} argument")[0] < 1

@@ -13,8 +13,8 @@ from tutorgraph.grading.calibration import (
     load_default,
 )
 from tutorgraph.grading.features import FEATURE_NAMES, extract
-from tutorgraph.grading.keypoints import assess_points
-from tutorgraph.grading.offline import OfflineGrader
+from tutorgraph.grading.keypoints import assess_points, described_misconceptions
+from tutorgraph.grading.offline import MISCONCEPTION_CAP, OfflineGrader
 from tutorgraph.grading.types import GradingRequest, KnownMisconception
 
 SPOON_Q = "Why does a metal spoon feel colder than a wooden spoon at the same temperature?"
@@ -376,6 +376,43 @@ def test_denying_a_described_misconception_or_making_the_points_is_not_stating_i
         )
     )
     assert right.misconceptions == [] and right.score >= 0.6  # it makes every point
+
+
+def test_a_misconception_told_at_length_has_less_correctness_than_one_point_said_right(
+    grader: OfflineGrader,
+) -> None:
+    def four_points(answer: str) -> GradingRequest:
+        points = [*LOGREG_POINTS, "predicts a probability through the sigmoid"]
+        return logreg(answer).model_copy(update={"rubric": points})
+
+    wrong = grader.grade(
+        four_points(
+            "Same as linear regression: it minimises the mean squared error between the "
+            "probabilities and the labels, a least squares fit, which is convex in the weights."
+        )
+    )
+    partial = grader.grade(four_points("The loss is convex in the weights."))
+    assert wrong.misconceptions == ["logistic-with-mse"] and partial.misconceptions == []
+    assert wrong.covered_key_points == partial.covered_key_points  # the same one point of four
+    assert wrong.rubric.correctness <= MISCONCEPTION_CAP < partial.rubric.correctness
+    assert wrong.score < partial.score
+
+
+def test_a_described_misconception_denied_in_a_sentence_is_not_stated() -> None:
+    l2_sparse = KnownMisconception(
+        id="l2-gives-sparsity",
+        description="Believes ridge regularisation sets coefficients exactly to zero and "
+        "performs feature selection.",
+        cues=[],
+    )
+    question = "Which penalty gives a short list of features, L1 or L2?"
+    refuted = (
+        "Ridge only shrinks the coefficients and never sets them exactly to zero. Lasso's "
+        "penalty sets most coefficients exactly to zero, which performs feature selection."
+    )
+    held = "Ridge sets the coefficients exactly to zero, which performs feature selection."
+    assert described_misconceptions(refuted, question, [l2_sparse]) == []
+    assert described_misconceptions(held, question, [l2_sparse]) == ["l2-gives-sparsity"]
 
 
 def test_without_a_rubric_a_described_misconception_is_found_too(grader: OfflineGrader) -> None:

@@ -196,3 +196,14 @@ def contains_phrase(text: str, phrase: str) -> bool:
 
 
 OPPOSITES = _opposites()
+# Comparatives among them say how two things compare, not what one is: "more tokens" denies
+# "fewer tokens" only when both say of what (`meaning.find`).
+COMPARATIVES = frozenset(
+    stem(w)
+    for w in wordset(
+        """
+        more less fewer higher lower larger smaller bigger faster slower longer shorter stronger
+        weaker heavier lighter better worse hotter colder warmer cooler
+        """
+    )
+)

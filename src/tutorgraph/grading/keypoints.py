@@ -17,7 +17,7 @@ A misconception is stated when one of its cues appears word for word (articles a
 extra word between two of its words, the lexicon's synonyms allowed) with the cue's own polarity
 ("b is a copy of a", not "b is not a copy of a"), or, read only where the grader asks
 (`described_misconceptions`), when the answer says most of the misconception's description in any
-words, as `find` reads a key point.
+words, as `find` reads a key point, and none of its sentences denies it.
 """
 
 from __future__ import annotations
@@ -129,17 +129,27 @@ def described_misconceptions(
 ) -> list[str]:
     """Ids of the known misconceptions whose description the answer says in other words: at
     least DESCRIPTION_SHARE of the description's tokens beyond the question's (the idea without
-    "Believes ..."), close together, none denied."""
+    "Believes ..."), close together, none denied there, and no sentence of the answer denying
+    it ("ridge never sets them exactly to zero" refutes "ridge sets coefficients exactly to
+    zero", whatever the answer then says of lasso in the same words)."""
     said = Analysis.of(answer)
     ignore = Analysis.of(question).texts
     found = []
     for misconception in known:
-        idea = _BELIEVES.sub("", misconception.description.strip())
-        match = find(Analysis.of(idea), said, ignore=ignore)
+        idea = Analysis.of(_BELIEVES.sub("", misconception.description.strip()))
+        match = find(idea, said, ignore=ignore)
         if (
             match.needed >= DESCRIPTION_MIN_TOKENS
             and match.share >= DESCRIPTION_SHARE
             and not match.contradicted
+            and not _denied_in_a_sentence(idea, answer, ignore)
         ):
             found.append(misconception.id)
     return found
+
+
+def _denied_in_a_sentence(idea: Analysis, answer: str, ignore: frozenset[str]) -> bool:
+    return any(
+        find(idea, Analysis.of(sentence), ignore=ignore).contradicted
+        for sentence in split_sentences(answer)
+    )

@@ -26,7 +26,8 @@ not "0.05"). Maths symbols are spelled out before anything else ("−0.5" is -0.
 locally" for a question about `items = ...`) needs all its words, question words included; one
 reduced to a single ordinary word ("random") is not *specific* and credits nothing.
 The match is *contradicted* when a token the phrasing asserts is negated in the answer, or the
-answer uses its opposite ("mutable" for "immutable") instead, in a window that says at least
+answer uses its opposite ("mutable" for "immutable"; a comparative's, "more" for "fewer", only
+against a phrasing of COMPARED_MIN_TOKENS tokens or more) instead, in a window that says at least
 CONTRADICTION_MIN_SHARE of the phrasing (one shared word is not the answer talking about it; a
 caller may ask for more, `denial_share`). A
 token the phrasing itself negates ("identity, not equality") is optional and never contradicts.
@@ -92,6 +93,10 @@ ORDERED_SPAN = 5  # ...and at most four words of any kind
 NUMBER_TOLERANCE = 0.02  # relative: a rounded value matches, another value does not
 MIN_REQUIRED = 2  # a phrasing reduced to fewer tokens by the question's words needs them all
 CONTRADICTION_MIN_SHARE = 0.5
+# A comparative's opposite denies a phrasing that says what is compared with what ("a larger
+# vocabulary gives shorter sequences"), not a bare "fewer tokens": "32k splits text into more
+# tokens" says the same of the smaller side.
+COMPARED_MIN_TOKENS = 3
 SOFT_WRAP_FROM = 50  # characters: a line this long, broken inside a sentence, was wrapped
 
 
@@ -455,7 +460,9 @@ def find(
             # denies ("identity, not equality" vs "== compares equality") is only no match,
             # unless denying is all the phrasing does.
             found.append((have.position, agrees, not agrees and (denial or not want.negated)))
-        if not want.negated:
+        if not want.negated and not (
+            want.text in _text.COMPARATIVES and len(required) < COMPARED_MIN_TOKENS
+        ):
             for opposite in _opposites(want.text):
                 found += [(t.position, False, True) for t in answer.by_text.get(opposite, ())]
         hits.append(found)

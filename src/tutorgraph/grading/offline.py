@@ -90,7 +90,11 @@ from tutorgraph.grading.types import (
 )
 from tutorgraph.settings import RubricWeights
 
-MISCONCEPTION_CAP = 0.3
+# An answer standing on a wrong idea keeps at most this correctness: below what one point of
+# four said right earns (0.8 x 1/4 = 0.2), so a misconception told at length does not outscore a
+# short, partly right answer. 0.3 before 2026-11-28: learner answers dev ordering 90% -> 91%
+# (with the near examples withheld 85% -> 86%, with none 78% -> 80%), nothing else moved.
+MISCONCEPTION_CAP = 0.15
 DENIAL_FACTOR = 0.5
 DENIAL_MIN_SHARE = 0.5
 LEXICAL_SHARE = 0.2
@@ -208,9 +212,7 @@ class OfflineGrader:
         on_topic = _on_topic_share(request, features)
         correctness *= (1 - denied) * focus_of(_focus_share(request))
         completeness = coverage
-        if _wrong_idea(
-            misconceptions, examples
-        ):  # what else it says stands on a wrong idea: half credit at most
+        if _wrong_idea(misconceptions, examples):  # what else it says stands on a wrong idea
             correctness = min(correctness, MISCONCEPTION_CAP)
             completeness *= 0.5
         if examples is not None:
