@@ -461,7 +461,7 @@ def find(
             # unless denying is all the phrasing does.
             found.append((have.position, agrees, not agrees and (denial or not want.negated)))
         if not want.negated and not (
-            want.text in _text.COMPARATIVES and len(required) < COMPARED_MIN_TOKENS
+            want.text in _text.COMPARATIVES and len(everything) < COMPARED_MIN_TOKENS
         ):
             for opposite in _opposites(want.text):
                 found += [(t.position, False, True) for t in answer.by_text.get(opposite, ())]
