@@ -155,6 +155,21 @@ def test_an_answer_like_a_graded_wrong_one_is_capped_though_it_names_no_misconce
     assert near_right is not None and not near_right.wrong_idea
 
 
+def test_a_wrong_example_says_the_wrong_idea_as_soon_as_the_examples_weigh() -> None:
+    """The wrong idea told among many words of the learner's own: the nearest example is a
+    wrong one, little alike, and still the answer's wrong idea as long as it weighs at all."""
+    words = "my grandmother knitted ours from sheep on her farm in the hills every winter"
+    seen: set[bool] = set()
+    for k in range(0, len(words.split()) + 1):
+        answer = "Friction as you move, " + " ".join(words.split()[:k]) + "."
+        reading = read_examples(QUESTION, REFERENCE, answer, EXAMPLES)
+        assert reading is not None and reading.nearest_grade == "wrong"
+        assert reading.wrong_idea == (reading.weight > 0)
+        assert (reading.misconception == "blanket-makes-heat") == (reading.weight > 0)
+        seen.add(reading.weight > 0 and reading.nearest_similarity < 0.25)
+    assert seen == {True, False}  # one weighs below 0.25, once the read wrong idea's threshold
+
+
 def test_a_description_is_not_read_into_an_answer_the_examples_vouch_for() -> None:
     """A right answer using a misconception's words in another sense ("your body generates it")
     is not said to state it when it is as close as the examples get to a graded correct one."""
