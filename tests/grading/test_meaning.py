@@ -26,6 +26,8 @@ def says(phrasing: str, answer: str) -> tuple[float, bool]:
         ("sigmoid of 0 is 0.5", "sigmoid(0) = 0.50"),
         ("accuracy is 0.731", "I get about 0.73 accuracy"),
         ("generators are lazy", "a generator yields them one at a time"),
+        ("the race loses updates", "in that race, updates are lost"),
+        ("the task runs to completion", "the task ran to completion"),
     ],
 )
 def test_an_idea_in_other_words_is_found(phrasing: str, answer: str) -> None:
@@ -254,6 +256,14 @@ def test_concurrent_is_not_parallel() -> None:
     """asyncio's whole point: tasks interleave on one thread, they do not run simultaneously."""
     assert says("tasks run in parallel", "the tasks run concurrently")[0] < 1.0
     assert says("tasks run in parallel", "the tasks run simultaneously") == (1.0, False)
+
+
+def test_learners_say_async_for_asyncio() -> None:
+    parallel = KnownMisconception(
+        id="async-is-parallel", description="", cues=["asyncio runs in parallel"]
+    )
+    said = "Just gather all 500 at once, since async runs them in parallel on all cores."
+    assert stated_misconceptions(said, [parallel]) == ["async-is-parallel"]
 
 
 def test_a_cue_is_stated_through_intensifiers_and_a_wrapped_line() -> None:

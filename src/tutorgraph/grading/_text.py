@@ -128,10 +128,56 @@ def words(text: str) -> list[str]:
     return normalise(text).split()
 
 
+# Irregular verb forms the stemmer leaves apart from their verb ("lost updates" is "lose
+# updates"), when the form means nothing else in these domains ("left", "saw", "bound" and
+# "found" do: left / right, a saw, a bound, to found; "broken" and "frozen" are states, and
+# Python's `break` a statement).
+_IRREGULAR = {
+    form: verb
+    for verb, forms in (
+        ("lose", "lost"),
+        ("run", "ran"),
+        ("write", "wrote written"),
+        ("overwrite", "overwrote overwritten"),
+        ("rewrite", "rewrote rewritten"),
+        ("choose", "chose chosen"),
+        ("throw", "threw thrown"),
+        ("keep", "kept"),
+        ("hold", "held"),
+        ("send", "sent"),
+        ("spend", "spent"),
+        ("catch", "caught"),
+        ("teach", "taught"),
+        ("bring", "brought"),
+        ("know", "knew known"),
+        ("begin", "began begun"),
+        ("hide", "hid hidden"),
+        ("show", "shown"),
+        ("grow", "grew grown"),
+        ("fall", "fell fallen"),
+        ("rise", "rose risen"),
+        ("draw", "drew drawn"),
+        ("forget", "forgot forgotten"),
+        ("understand", "understood"),
+        ("give", "gave given"),
+        ("feed", "fed"),
+        ("lead", "led"),
+        ("see", "seen"),
+    )
+    for form in forms.split()
+}
+
+
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """Snowball English stem of one lower-case word."""
     return str(_STEMMER.stemWord(word))
+
+
+def idea_stem(word: str) -> str:
+    """The stem `meaning` reads a word as: an irregular verb form's verb's. (The lexical model
+    keeps plain stems: its calibration was fitted on them.)"""
+    return stem(_IRREGULAR.get(word, word))
 
 
 def content_stems(text: str) -> list[str]:

@@ -164,7 +164,7 @@ class Lexicon:
     def from_groups(cls, groups: Iterable[Sequence[str]]) -> Lexicon:
         phrases: dict[tuple[str, ...], str] = {}
         for group in groups:
-            entries = [tuple(_text.stem(w) for w in _raw_words(entry)) for entry in group]
+            entries = [tuple(_text.idea_stem(w) for w in _raw_words(entry)) for entry in group]
             entries = [e for e in entries if e]
             if not entries:
                 continue
@@ -311,7 +311,7 @@ def _analyse(text: str, lexicon: Lexicon, verbatim: bool) -> Analysis:
             elif raw in STOPWORDS or raw in FILLERS:
                 continue
             else:
-                canonical = _text.stem(raw)
+                canonical = _text.idea_stem(raw)
         else:
             i += phrase_len
         tokens.append(Token(canonical, negation_left > 0, len(tokens)))
@@ -344,11 +344,11 @@ def _lexicon_match(items: list[tuple[str, str]], i: int, lexicon: Lexicon) -> tu
     """The longest lexicon phrase starting at item `i`: (number of items, canonical token)."""
     if items[i][0] != "word":
         return 0, ""
-    for length in lexicon.lengths.get(_text.stem(items[i][1]), ()):
+    for length in lexicon.lengths.get(_text.idea_stem(items[i][1]), ()):
         span = items[i : i + length]
         if len(span) < length or any(kind != "word" for kind, _ in span):
             continue
-        key = tuple(_text.stem(word) for _, word in span)
+        key = tuple(_text.idea_stem(word) for _, word in span)
         canonical = lexicon.phrases.get(key)
         if canonical is not None:
             return length, canonical
