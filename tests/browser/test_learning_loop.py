@@ -84,7 +84,7 @@ def test_wrong_retry_alternate_then_right_and_its_review_and_progress(
     home_step.get_by_role("button", name="Continue").click()
     expect(page.get_by_role("heading", name=re.compile("attempt 3"))).to_be_visible()
     answer(page, reference)
-    expect(page.get_by_test_id("next-step")).to_contain_text("Next question")
+    expect(page.get_by_test_id("next-step")).to_contain_text("A question at the")
 
     # the misconception is cleared by the good answer; the evidence shows what moved mastery
     page.goto(base + "/progress")

@@ -292,7 +292,7 @@ def _proceed(graded: Graded, kb: KnowledgeBase, topic: Topic, situation: Situati
         return Step(
             decision="PROCEED",
             kind="practice",
-            title=f"Next question: {level.value} level",
+            title=f"A question at the {level.value} level",
             reason=f"Good: on to the next question of {topic.title}, up the Bloom ladder.",
             target={"url": f"/quiz/{graded.round_id}#question", "round_id": graded.round_id},
         )
@@ -331,7 +331,7 @@ def _mastered(graded: Graded, kb: KnowledgeBase, topic: Topic, situation: Situat
     return Step(
         decision="MASTERED",
         kind="lesson" if lesson else "practice",
-        title=f"Next: {following.title}",
+        title=f"Go on to {following.title}",
         reason=f"You have mastered {topic.title}; {following.title} comes next in the course."
         + review,
         target={**target, "url": lesson.url} if lesson else target,
