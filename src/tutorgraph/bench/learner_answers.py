@@ -407,5 +407,8 @@ _NOT_ADOPTED = (
     "costing correct answers; static word embeddings (wordllama) found 33% / 43% of the "
     "misconceptions at 9% / 15% false on correct answers; 4,145 more phrasings in learners' "
     "words raised correct >= 0.6 to 92% / 93% but lowered wrong < 0.4 to 73% / 75% "
-    "(2026-11-24)."
+    "(2026-11-24). Code identifiers read as their words (snake_case split: dev ordering 91% "
+    "-> 92%, with the near examples withheld 86% -> 88%, but a right partial answer fell from "
+    "0.71 to 0.41; CamelCase split: dev wrong < 0.4 one answer worse) and every one-word "
+    "accepted phrasing credited (dev ordering 91% -> 87%) (2026-11-28)."
 )
