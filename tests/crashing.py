@@ -10,10 +10,18 @@ import os
 import signal
 import subprocess
 import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from langgraph.checkpoint.base import BaseCheckpointSaver
+
 from tutorgraph.engines import offline_engine
+from tutorgraph.settings import Settings
+from tutorgraph.store import migrate
+from tutorgraph.store.checkpoints import open_checkpointer
+from tutorgraph.store.db import Database
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -32,6 +40,20 @@ def parse_child_args(argv: list[str]) -> ChildArgs:
         a for i, a in enumerate(argv) if a != "--kill-at" and (i == 0 or argv[i - 1] != "--kill-at")
     ]
     return ChildArgs(Path(rest[0]), rest[1], kill, rest[2] if len(rest) > 2 else "")
+
+
+@asynccontextmanager
+async def durable_store(data: Path) -> AsyncIterator[tuple[Database, BaseCheckpointSaver[str]]]:
+    """The child's database (migrated) and durable SQLite checkpointer in `data`, as the server
+    opens them; disposed of on the way out."""
+    settings = Settings(data_dir=data, environment="development")
+    migrate.upgrade(settings)
+    database = Database(settings)
+    try:
+        async with open_checkpointer(settings) as checkpointer:
+            yield database, checkpointer
+    finally:
+        database.dispose()
 
 
 def run_child(module: str, data: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -13,13 +13,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tests.crashing import KillingEngine, parse_child_args
+from tests.crashing import KillingEngine, durable_store, parse_child_args
 from tutorgraph.assessment.agents import EVALUATION_AGENT, QUESTION_AGENT
 from tutorgraph.assessment.service import AssessmentService
-from tutorgraph.settings import Settings
-from tutorgraph.store import migrate
-from tutorgraph.store.checkpoints import open_checkpointer
-from tutorgraph.store.db import Database
 
 
 class Killing(KillingEngine):
@@ -36,11 +32,8 @@ class Killing(KillingEngine):
 
 
 async def main(data: Path, command: str, kill_at: int | None, text: str) -> None:
-    settings = Settings(data_dir=data, environment="development")
-    migrate.upgrade(settings)
-    database = Database(settings)
     model = Killing(data / "graded.log", kill_at)
-    async with open_checkpointer(settings) as checkpointer:
+    async with durable_store(data) as (database, checkpointer):
         service = AssessmentService(
             database=database,
             checkpointer=checkpointer,
@@ -55,7 +48,6 @@ async def main(data: Path, command: str, kill_at: int | None, text: str) -> None
                 await service.answer(assessment_id=assessment_id, user_id=None, answer=text)
             view = await service.get(assessment_id=assessment_id, user_id=None)
         print(view.model_dump_json())
-    database.dispose()
 
 
 if __name__ == "__main__":

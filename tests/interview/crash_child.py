@@ -13,15 +13,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tests.crashing import KillingEngine, parse_child_args
+from tests.crashing import KillingEngine, durable_store, parse_child_args
 from tests.interview.resumes import RESUME
 from tutorgraph.interview.agents import INTERVIEWER_AGENT
 from tutorgraph.interview.context import InterviewContext
 from tutorgraph.interview.service import InterviewService
-from tutorgraph.settings import Settings
-from tutorgraph.store import migrate
-from tutorgraph.store.checkpoints import open_checkpointer
-from tutorgraph.store.db import Database
 
 
 class Logged(KillingEngine):
@@ -38,11 +34,8 @@ class Logged(KillingEngine):
 
 
 async def main(data: Path, command: str, kill_at: int | None, text: str) -> None:
-    settings = Settings(data_dir=data, environment="development")
-    migrate.upgrade(settings)
-    database = Database(settings)
     model = Logged(data / "calls.log", kill_at)
-    async with open_checkpointer(settings) as checkpointer:
+    async with durable_store(data) as (database, checkpointer):
         service = InterviewService(
             database=database,
             checkpointer=checkpointer,
@@ -58,7 +51,6 @@ async def main(data: Path, command: str, kill_at: int | None, text: str) -> None
                 await service.answer(interview_id=interview_id, user_id=None, text=text)
             view = await service.get(interview_id=interview_id, user_id=None)
         print(view.model_dump_json())
-    database.dispose()
 
 
 if __name__ == "__main__":
