@@ -47,6 +47,7 @@ from tutorgraph.store.models import (
     User,
     utcnow,
 )
+from tutorgraph.store.thread_locks import ThreadLocks
 
 log = logging.getLogger(__name__)
 
@@ -145,6 +146,7 @@ class ConstructorService:
 
     def __post_init__(self) -> None:
         self.graph: ConstructorGraph = compile_graph(self.checkpointer)
+        self.threads = ThreadLocks(self.database.engine)
 
     # ---- sessions ------------------------------------------------------------------------
 
@@ -280,13 +282,18 @@ class ConstructorService:
 
     async def run_stored(self, session_id: str) -> None:
         """Run the turn stored with a build's claim (a job's body, in any process); a build
-        that is no longer running (a duplicate job) is left alone."""
-        with self.database.session() as session:
-            row = session.get(ConstructorSession, session_id)
-            if row is None or row.status != "running":
-                return
-            turn = row.pending_turn
-        await self._job(session_id, turn)
+        that is no longer running (a duplicate job) or that another process is running now
+        (it holds the build's thread) is left alone."""
+        try:
+            async with self.threads.hold(_thread(session_id), wait=False):
+                with self.database.session() as session:
+                    row = session.get(ConstructorSession, session_id)
+                    if row is None or row.status != "running":
+                        return
+                    turn = row.pending_turn
+                await self._job(session_id, turn)
+        except ConflictError:
+            log.info("build %s is running in another request or process", session_id)
 
     async def _job(self, session_id: str, turn: dict[str, Any] | None) -> None:
         try:
@@ -550,10 +557,14 @@ def _upload_out(row: ConstructorUpload) -> UploadOut:
     )
 
 
+def _thread(session_id: str) -> str:
+    return f"constructor:{session_id}"
+
+
 def _config(session_id: str) -> RunnableConfig:
     return observability.run_config(
         "constructor",
-        f"constructor:{session_id}",
+        _thread(session_id),
         tags=["course-build"],
         metadata={"session_id": session_id},
     )

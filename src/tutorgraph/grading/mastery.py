@@ -9,6 +9,7 @@ from sqlalchemy.orm import Session
 
 from tutorgraph.grading.bkt import BKTParams, update_with_score
 from tutorgraph.grading.decision import EVAL_MASTERY_WEIGHT
+from tutorgraph.store import atomic
 from tutorgraph.store.models import ConceptBKTParams, ConceptMastery, utcnow
 
 INITIAL_WMA = 0.0
@@ -66,9 +67,16 @@ def record_score(
     *, session: Session, user_id: int, concept: str, score: float, certainty: float = 1.0
 ) -> MasteryChange:
     """Update both estimates with a graded score in [0, 1]. A grade the grader is unsure of
-    (certainty < 1) moves them proportionally less: certainty 0.5 goes half the way."""
-    before = current_mastery(session=session, user_id=user_id, concept=concept)
+    (certainty < 1) moves them proportionally less: certainty 0.5 goes half the way. The row is
+    locked from read to write, so answers graded at once each count (`store.atomic`)."""
     params = concept_params(session=session, concept=concept)
+    row = atomic.locked_or_created(
+        session,
+        ConceptMastery,
+        key={"user_id": user_id, "concept": concept},
+        values={"wma": INITIAL_WMA, "bkt": params.p_init, "attempts": 0},
+    )
+    before = MasterySnapshot(wma=row.wma, bkt=row.bkt, attempts=row.attempts)
     certainty = min(1.0, max(0.0, certainty))
     wma = weighted_moving_average(before.wma, score)
     bkt = update_with_score(before.bkt, score, params)
@@ -77,10 +85,6 @@ def record_score(
         bkt=min(BKT_CEILING, max(BKT_FLOOR, before.bkt + certainty * (bkt - before.bkt))),
         attempts=before.attempts + 1,
     )
-    row = _row(session, user_id, concept)
-    if row is None:
-        row = ConceptMastery(user_id=user_id, concept=concept, wma=after.wma, bkt=after.bkt)
-        session.add(row)
     row.wma, row.bkt, row.attempts, row.updated_at = after.wma, after.bkt, after.attempts, utcnow()
     session.flush()
     return MasteryChange(concept=concept, before=before, after=after)

@@ -7,10 +7,8 @@ any model again for what it already said."""
 
 from __future__ import annotations
 
-import asyncio
 import builtins
 import logging
-import weakref
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from typing import Any, Literal, cast
@@ -42,6 +40,7 @@ from tutorgraph.settings import InterviewSettings
 from tutorgraph.store.checkpoints import DURABILITY
 from tutorgraph.store.db import Database
 from tutorgraph.store.models import Interview, Resume, new_uuid, utcnow
+from tutorgraph.store.thread_locks import ThreadLocks
 
 log = logging.getLogger(__name__)
 
@@ -127,7 +126,7 @@ class InterviewService:
         self.graph = compile_graph(checkpointer)
         self.context = context
         self.settings = settings or InterviewSettings()
-        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+        self.threads = ThreadLocks(database.engine)
 
     # --- resumes ---------------------------------------------------------------------------------
 
@@ -257,7 +256,7 @@ class InterviewService:
             "max_questions": self.settings.max_questions,
         }
         log.info("interview %s started for user %s (%s, %s)", row.id, user_id, role, level_)
-        async with self._lock(row.id):
+        async with self.threads.hold(row.thread_id):
             config = _config(row)
             await self.graph.ainvoke(start, config, context=self.context, durability=DURABILITY)
             await self.graph.ainvoke(
@@ -283,7 +282,7 @@ class InterviewService:
             raise InputError(f"answer: at most {MAX_ANSWER_CHARS:,} characters")
         if row.status == "complete":
             raise ConflictError(f"interview {row.id} is complete; it takes no more answers")
-        async with self._lock(row.id):
+        async with self.threads.hold(row.thread_id):
             config = _config(row)
             if await self._finish_cut_off(row):
                 raise ConflictError(
@@ -307,7 +306,7 @@ class InterviewService:
         row = await self._row(interview_id, user_id)
         if row.status == "complete":
             return await self.get(interview_id=interview_id, user_id=user_id)
-        async with self._lock(row.id):
+        async with self.threads.hold(row.thread_id):
             config = _config(row)
             await self._finish_cut_off(row)
             snapshot = await self.graph.aget_state(config)
@@ -336,7 +335,7 @@ class InterviewService:
             memory_mb=self.settings.sandbox_memory_mb,
         )
         result = await anyio.to_thread.run_sync(lambda: sandbox.run_python(code, limits=limits))
-        async with self._lock(row.id):
+        async with self.threads.hold(row.thread_id):
             config = _config(row)
             snapshot = await self.graph.aget_state(config)
             values = cast(InterviewState, snapshot.values)
@@ -370,7 +369,7 @@ class InterviewService:
         (from its last saved node: what was already said is not asked of a model again)."""
         row = await self._row(interview_id, user_id)
         if row.status != "complete":
-            async with self._lock(row.id):
+            async with self.threads.hold(row.thread_id):
                 if await self._finish_cut_off(row):
                     return await self._sync(row)
         snapshot = await self.graph.aget_state(_config(row))
@@ -458,13 +457,6 @@ class InterviewService:
         done = not snapshot.next and values.get("scorecard") is not None
         row = await anyio.to_thread.run_sync(save, values, done)
         return _view(row, values, now=self.context.clock())
-
-    def _lock(self, key: str) -> asyncio.Lock:
-        lock = self._locks.get(key)
-        if lock is None:
-            lock = asyncio.Lock()
-            self._locks[key] = lock
-        return lock
 
 
 def _into_learning_loop(

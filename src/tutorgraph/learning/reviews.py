@@ -23,6 +23,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from tutorgraph.grading.decision import ALTERNATE_THRESHOLD, MASTERED_THRESHOLD, THRESHOLD_ALERT
+from tutorgraph.store import atomic
 from tutorgraph.store.models import ConceptReview
 
 REVIEW_ROUND = 3  # questions in a review round
@@ -42,18 +43,17 @@ def rating_for(score: float) -> Rating:
 def record_review(
     *, session: Session, user_id: int, concept: str, score: float, at: datetime
 ) -> ConceptReview:
-    """Review the learner's card for `concept` with a graded score at time `at`."""
-    row = session.scalar(
-        select(ConceptReview).where(
-            ConceptReview.user_id == user_id, ConceptReview.concept == concept
-        )
+    """Review the learner's card for `concept` with a graded score at time `at`. The card is
+    locked from read to write, so reviews graded at once each count (`store.atomic`)."""
+    row = atomic.locked_or_created(
+        session,
+        ConceptReview,
+        key={"user_id": user_id, "concept": concept},
+        values={"card": {}, "due": at, "reviews": 0, "lapses": 0},
     )
-    card = Card.from_dict(row.card) if row is not None else Card(due=at)  # type: ignore[arg-type]
+    card = Card.from_dict(row.card) if row.card else Card(due=at)  # type: ignore[arg-type]
     rating = rating_for(score)
     card, _ = SCHEDULER.review_card(card, rating, at)
-    if row is None:
-        row = ConceptReview(user_id=user_id, concept=concept, card={}, due=card.due)
-        session.add(row)
     row.card = card.to_dict()  # type: ignore[assignment]
     row.due = card.due
     row.reviews = (row.reviews or 0) + 1
@@ -69,20 +69,12 @@ def schedule(
 ) -> ConceptReview | None:
     """Put a concept the learner has not been graded on yet into the review queue at `due`
     (the assessment plan does this for each phase); a concept with a card keeps its own date."""
-    existing = session.scalar(
-        select(ConceptReview).where(
-            ConceptReview.user_id == user_id, ConceptReview.concept == concept
-        )
-    )
-    if existing is not None:
-        return None
     card = Card(due=due)
-    row = ConceptReview(
-        user_id=user_id, concept=concept, card=card.to_dict(), due=due, reviews=0, lapses=0
-    )
-    session.add(row)
-    session.flush()
-    return row
+    values = {"card": card.to_dict(), "due": due, "reviews": 0, "lapses": 0}
+    key = {"user_id": user_id, "concept": concept}
+    if not atomic.insert_missing(session, ConceptReview, key=key, values=values):
+        return None
+    return session.scalar(select(ConceptReview).filter_by(**key))
 
 
 STUDY_HOURS_PER_WEEK = 5.0  # the pace a learning plan's phases are scheduled at

@@ -7,6 +7,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from tutorgraph.store import atomic
 from tutorgraph.store.models import XapiStatement
 
 NAMESPACE = uuid.UUID("6f0c1f8e-3f2a-5c1b-9d3e-7a2b4c5d6e7f")
@@ -19,7 +20,11 @@ def statement_id(verb: str, key: str) -> str:
 
 
 def enqueue(session: Session, *, user_id: int, verb: str, key: str, data: dict[str, Any]) -> None:
-    sid = statement_id(verb, key)
-    if session.get(XapiStatement, sid) is None:
-        session.add(XapiStatement(id=sid, user_id=user_id, verb=verb, data=data))
-        session.flush()
+    """Queue a statement unless the same record is queued already (also by a request running
+    at the same moment: an insert that does nothing on conflict)."""
+    atomic.insert_missing(
+        session,
+        XapiStatement,
+        key={"id": statement_id(verb, key)},
+        values={"user_id": user_id, "verb": verb, "data": data},
+    )

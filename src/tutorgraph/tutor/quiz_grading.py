@@ -30,6 +30,7 @@ from sqlalchemy.orm import Session
 from tutorgraph.errors import InputError, NotFoundError
 from tutorgraph.grading import mastery
 from tutorgraph.grading.events import EVENT_TEXT_CHARS, store_event
+from tutorgraph.store import atomic
 from tutorgraph.store.models import (
     ExplorationSession,
     Lesson,
@@ -322,10 +323,11 @@ def _remember_in_conversation(
 ) -> None:
     """The conversation's latest answer to the card, so it reopens as the learner left it
     (a right answer is final: the card accepts no more answers)."""
-    row = session.scalar(
+    row = atomic.locked(
+        session,
         select(TutorQuizAnswer).where(
             TutorQuizAnswer.session_id == chat.id, TutorQuizAnswer.quiz_id == quiz_id
-        )
+        ),
     )
     if row is not None:
         if not row.correct:
