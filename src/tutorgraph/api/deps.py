@@ -29,6 +29,7 @@ from tutorgraph.offload import COMMIT_THREADS, thread_limiter
 from tutorgraph.settings import Settings
 from tutorgraph.store.db import Database
 from tutorgraph.store.models import User, utcnow
+from tutorgraph.store.thread_locks import ThreadLocks
 from tutorgraph.tutor.coordinator import Coordinator
 from tutorgraph.tutor.service import TutorRuntime
 from tutorgraph.tutor.session_graph import Graph, build_session_graph
@@ -187,8 +188,13 @@ def coordinator(state: Any) -> Coordinator:
     if graph is None:
         graph = build_session_graph(state.checkpointer)
         state.tutor_graph = graph
+        state.tutor_threads = ThreadLocks(state.db.engine)
     return Coordinator(
-        graph=graph, database=state.db, runtime=tutor_runtime(state), model=state.model
+        graph=graph,
+        database=state.db,
+        runtime=tutor_runtime(state),
+        model=state.model,
+        threads=state.tutor_threads,
     )
 
 

@@ -191,6 +191,8 @@ def flush(
                         )
                         .order_by(XapiStatement.created_at, XapiStatement.id)
                         .limit(BATCH)
+                        # another process flushing at once sends other statements, not these
+                        .with_for_update(skip_locked=True)
                     )
                 )
                 if not rows:

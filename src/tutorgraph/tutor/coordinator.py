@@ -15,6 +15,7 @@ from tutorgraph.llm import Model, TextDelta
 from tutorgraph.store import courses
 from tutorgraph.store.db import Database
 from tutorgraph.store.models import User, new_uuid
+from tutorgraph.store.thread_locks import ThreadLocks
 from tutorgraph.tutor import sessions
 from tutorgraph.tutor.agent_loop import AgentEvent
 from tutorgraph.tutor.context import Mode
@@ -105,12 +106,19 @@ class Coordinator:
     """Runs turns of guided sessions; explanations go through the tutor's agent loop."""
 
     def __init__(
-        self, *, graph: Graph, database: Database, runtime: TutorRuntime, model: Model
+        self,
+        *,
+        graph: Graph,
+        database: Database,
+        runtime: TutorRuntime,
+        model: Model,
+        threads: ThreadLocks,
     ) -> None:
         self.graph = graph
         self.database = database
         self.runtime = runtime
         self.model = model
+        self.threads = threads  # one turn of a session at a time (two tabs on one session)
 
     async def turn(
         self,
@@ -142,16 +150,17 @@ class Coordinator:
                     await on_event(event)
             return "".join(parts)
 
-        state = await run_turn(
-            self.graph,
-            session_id=guided.id,
-            database=self.database,
-            user_id=guided.user_id,
-            lesson_id=guided.lesson_id,
-            text=text,
-            kind=kind,
-            explain=explain,
-        )
+        async with self.threads.hold(f"tutor-session:{guided.id}"):
+            state = await run_turn(
+                self.graph,
+                session_id=guided.id,
+                database=self.database,
+                user_id=guided.user_id,
+                lesson_id=guided.lesson_id,
+                text=text,
+                kind=kind,
+                explain=explain,
+            )
         replies = [
             _reply(raw)
             for raw in state.get("replies", [])
