@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -380,15 +381,27 @@ def load(
     workdir: Annotated[
         Path | None, typer.Option(help="Keep the servers' data dir and logs here.")
     ] = None,
+    tabs: Annotated[
+        int | None,
+        typer.Option(
+            help="Instead: one learner, this many requests at once (grades on one concept, "
+            "practice answers, one step taken from every tab); errors and lost updates.",
+            min=1,
+            max=1000,
+        ),
+    ] = None,
     out: OutOption = Path("BENCHMARKS.md"),
 ) -> None:
     """Concurrent learners (register, login, grade, practice, tutor chat stream, assessment)
     against real `tutorgraph serve` processes on loopback; errors, latency percentiles,
-    throughput and `/healthz` latency throughout."""
+    throughput and `/healthz` latency throughout. With `--tabs`: one learner, many tabs."""
     from tutorgraph.bench.load import markdown, run_load_benchmark
 
     count = servers or (2 if database_url else 1)
     where = "PostgreSQL" if database_url else "SQLite"
+    if tabs is not None:
+        _load_tabs(tabs, count, database_url, content, workdir, out)
+        return
     with console.status(f"{clients} learners against {count} server(s) on {where}"):
         result = run_load_benchmark(
             clients=clients,
@@ -408,6 +421,43 @@ def load(
     if database_url:
         command += f" --database-url postgresql://.../DB --servers {count}"
     write_section(out, f"load-{result.backend}", markdown([result], command))
+    console.print(f"wrote {out}")
+
+
+def _load_tabs(
+    tabs: int,
+    servers: int,
+    database_url: str | None,
+    content: Path,
+    workdir: Path | None,
+    out: Path,
+) -> None:
+    import tempfile
+
+    from tutorgraph.bench import tabs as one_learner
+
+    with contextlib.ExitStack() as stack:
+        where = workdir or Path(stack.enter_context(tempfile.TemporaryDirectory()))
+        where.mkdir(parents=True, exist_ok=True)
+        with console.status(f"one learner, {tabs} tabs, {servers} server(s)"):
+            result = one_learner.run_tabs_benchmark(
+                tabs=tabs,
+                servers=servers,
+                database_url=database_url,
+                content_dir=content,
+                workdir=where,
+            )
+    lost = ", ".join(f"{what} {count}" for what, count in result.lost.items())
+    console.print(
+        f"{result.tabs} requests, {len(result.errors)} errors; lost updates: {lost}",
+        highlight=False,
+    )
+    for error in result.errors[:5]:
+        console.print(f"  {error}", highlight=False)
+    command = f"tutorgraph bench load --tabs {tabs}"
+    if database_url:
+        command += f" --database-url postgresql://.../DB --servers {servers}"
+    write_section(out, f"load-tabs-{result.backend}", one_learner.markdown([result], command))
     console.print(f"wrote {out}")
 
 
