@@ -26,6 +26,7 @@ limited to `registrations_per_hour_per_ip` per client IP."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -58,7 +59,10 @@ async def register(
 ) -> User | None:
     """Create a learner account; returns None (and changes nothing) when the email is taken.
     The password is hashed for a new and a taken email alike, so both take as long."""
-    users.validate_new_account(email=email, password=password, name=name)
+    # The password's strength estimate takes milliseconds (zxcvbn): off the event loop.
+    await run_cpu_bound(
+        functools.partial(users.validate_new_account, email=email, password=password, name=name)
+    )
     key = f"register:ip:{client}"
     limit = settings.limits.registrations_per_hour_per_ip
 
@@ -206,7 +210,7 @@ async def change_password(
 
         await asyncio.to_thread(failed)
         raise InputError("current_password: that is not your current password")
-    check_password(password=new_password, email=user.email)
+    await run_cpu_bound(functools.partial(check_password, password=new_password, email=user.email))
     new_hash = await run_cpu_bound(hash_password, new_password)
 
     def store() -> User:

@@ -56,13 +56,13 @@ def _instructor(client: TestClient, settings: Settings) -> dict[str, str]:
         users.create_user(
             session=session,
             email="teach@example.org",
-            password="long enough",
+            password="plenty long enough",
             name="T",
             role="instructor",
         )
     database.dispose()
     token = client.post(
-        "/api/v1/auth/login", json={"email": "teach@example.org", "password": "long enough"}
+        "/api/v1/auth/login", json={"email": "teach@example.org", "password": "plenty long enough"}
     ).json()["access_token"]
     client.cookies.clear()
     return {"Authorization": f"Bearer {token}"}

@@ -8,7 +8,7 @@ from playwright.sync_api import Page, expect
 def register_and_log_in(
     page: Page, base: str, *, name: str = "Lin", email: str = "lin@example.org"
 ) -> None:
-    password = "long enough"
+    password = "plenty long enough"
     page.goto(base + "/register")
     page.get_by_label("Name").fill(name)
     page.get_by_label("Email").fill(email)

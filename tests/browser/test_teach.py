@@ -22,7 +22,7 @@ def instructor_of(server: LiveServer, email: str, course_slug: str) -> None:
         users.create_user(
             session=session,
             email=email,
-            password="long enough",
+            password="plenty long enough",
             name=email.split("@")[0].title(),
             role="instructor",
         )
@@ -34,7 +34,7 @@ def instructor_of(server: LiveServer, email: str, course_slug: str) -> None:
 def log_in(page: Page, base: str, email: str) -> None:
     page.goto(base + "/login")
     page.get_by_label("Email").fill(email)
-    page.get_by_label("Password").fill("long enough")
+    page.get_by_label("Password").fill("plenty long enough")
     page.get_by_role("button", name="Log in").click()
     expect(page.get_by_test_id("current-user")).to_be_visible()
 

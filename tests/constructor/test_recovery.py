@@ -47,7 +47,7 @@ async def test_a_turn_left_running_is_run_at_the_next_start(tmp_path: Path) -> N
     database = Database(settings)
     with database.session() as session:
         user = users.create_user(
-            session=session, email="ann@example.org", password="long enough", name="Ann"
+            session=session, email="ann@example.org", password="plenty long enough", name="Ann"
         )
         session.expunge(user)
 
@@ -107,7 +107,7 @@ async def test_a_separate_worker_runs_queued_turns_on_postgresql(
     database = Database(settings)
     with database.session() as session:
         user = users.create_user(
-            session=session, email="ann@example.org", password="long enough", name="Ann"
+            session=session, email="ann@example.org", password="plenty long enough", name="Ann"
         )
         session.expunge(user)
     app = queue_app(settings.sqlalchemy_url)

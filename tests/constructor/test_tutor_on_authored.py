@@ -35,7 +35,7 @@ async def test_the_tutor_of_an_authored_lesson_answers_from_its_own_course(
     try:
         with database.session() as session:
             owner = users.create_user(
-                session=session, email="ann@example.org", password="long enough", name="Ann"
+                session=session, email="ann@example.org", password="plenty long enough", name="Ann"
             )
             publish_course(session, state, owner_id=owner.id, slug="python-basics")
             session.commit()

@@ -126,7 +126,7 @@ async def test_through_the_fake_openai_server(fake_openai: FakeOpenAIServer) -> 
 async def test_evaluate_updates_mastery_alerts_and_stores_the_event(database: Database) -> None:
     with database.session() as session:
         user_id = users.create_user(
-            session=session, email="l@example.org", password="long enough", name="L"
+            session=session, email="l@example.org", password="plenty long enough", name="L"
         ).id
     seen: list[dict[str, Any]] = []
     bus = EventBus()
@@ -169,7 +169,7 @@ def test_bkt_mastery_never_sticks_at_certainty(database: Database) -> None:
 
     with database.session() as session:
         user_id = users.create_user(
-            session=session, email="s@example.org", password="long enough", name="S"
+            session=session, email="s@example.org", password="plenty long enough", name="S"
         ).id
         for _ in range(30):
             change = mastery.record_score(session=session, user_id=user_id, concept="c", score=1.0)
@@ -197,7 +197,7 @@ def test_an_unsure_grade_moves_mastery_less(database: Database) -> None:
 
     with database.session() as session:
         user_id = users.create_user(
-            session=session, email="m@example.org", password="long enough", name="M"
+            session=session, email="m@example.org", password="plenty long enough", name="M"
         ).id
         sure = mastery.record_score(session=session, user_id=user_id, concept="a", score=1.0)
         unsure = mastery.record_score(

@@ -16,7 +16,7 @@ def test_mastery_fit_learns_parameters_from_stored_answers(database: Database) -
     with database.session() as session:
         learners = [
             users.create_user(
-                session=session, email=f"u{i}@example.org", password="long enough", name="U"
+                session=session, email=f"u{i}@example.org", password="plenty long enough", name="U"
             ).id
             for i in range(40)
         ]
@@ -52,7 +52,7 @@ def _store_learners(
     with database.session() as session:
         for i in range(learners):
             user_id = users.create_user(
-                session=session, email=f"f{i}@example.org", password="long enough", name="F"
+                session=session, email=f"f{i}@example.org", password="plenty long enough", name="F"
             ).id
             known = False
             for _ in range(answers):

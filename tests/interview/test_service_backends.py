@@ -22,7 +22,7 @@ from tutorgraph.store.models import ConceptMastery, EvaluationEvent, Interview
 async def test_an_interview_on_each_backend(any_settings: Settings, database: Database) -> None:
     with database.session() as session:
         ann = users.create_user(
-            session=session, email="ann@example.org", password="long enough", name="Ann"
+            session=session, email="ann@example.org", password="plenty long enough", name="Ann"
         ).id
     async with open_checkpointer(any_settings) as checkpointer:
         service = InterviewService(

@@ -44,12 +44,14 @@ def account(client: TestClient, settings: Settings, email: str, role: str) -> di
         users.create_user(
             session=session,
             email=email,
-            password="long enough",
+            password="plenty long enough",
             name=email.split("@")[0],
             role=role,
         )
     database.dispose()
-    response = client.post("/api/v1/auth/login", json={"email": email, "password": "long enough"})
+    response = client.post(
+        "/api/v1/auth/login", json={"email": email, "password": "plenty long enough"}
+    )
     assert response.status_code == 200, response.text
     client.cookies.clear()
     return {"Authorization": f"Bearer {response.json()['access_token']}"}

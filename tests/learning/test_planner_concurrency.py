@@ -20,7 +20,7 @@ PLANNERS = 4
 def test_concurrent_planners_plan_each_event_once(database: Database) -> None:
     with database.session() as session:
         user = users.create_user(
-            session=session, email="c@example.org", password="long enough", name="C"
+            session=session, email="c@example.org", password="plenty long enough", name="C"
         )
         quiz = practice.start_round(
             session=session, user_id=user.id, domain="python", topic="python-data-model"

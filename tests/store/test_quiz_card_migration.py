@@ -37,7 +37,9 @@ def _quiz(card: dict[str, object]) -> str:
 def _stored_before_0007(database: Database, content: Path) -> tuple[int, int]:
     with database.session() as session:
         seed_content(session=session, content_dir=content)
-        ada = users.create_user(session=session, email="ada@x.org", password="x" * 9, name="Ada")
+        ada = users.create_user(
+            session=session, email="ada@x.org", password="plenty long enough", name="Ada"
+        )
         lesson = session.scalars(select(Lesson).where(Lesson.slug == "attn")).one()
         lesson.quiz = [LESSON_CARD]
         ids = {"user": ada.id, "lesson": lesson.id}

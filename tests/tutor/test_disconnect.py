@@ -112,7 +112,9 @@ class SlowModel:
 async def test_shutdown_stores_what_a_running_turn_produced(settings: Settings) -> None:
     database = Database(settings)
     with database.session() as session:
-        user = users.create_user(session=session, email="a@b.co", password="x" * 9, name="A")
+        user = users.create_user(
+            session=session, email="a@b.co", password="plenty long enough", name="A"
+        )
         user_id = user.id
     runtime = TutorRuntime(
         database=database, indexes=SearchIndexes(settings.index_dir), settings=settings
@@ -157,7 +159,9 @@ def _rows(database: Database, session_id: str) -> list[tuple[str, str, bool]]:
 async def test_a_reply_cut_off_by_a_crash_keeps_what_was_streamed(settings: Settings) -> None:
     database = Database(settings)
     with database.session() as session:
-        user_id = users.create_user(session=session, email="a@b.co", password="x" * 9, name="A").id
+        user_id = users.create_user(
+            session=session, email="a@b.co", password="plenty long enough", name="A"
+        ).id
     runtime = TutorRuntime(
         database=database, indexes=SearchIndexes(settings.index_dir), settings=settings
     )
@@ -200,7 +204,9 @@ async def test_a_streaming_reply_is_stored_while_it_streams(settings: Settings) 
     """If the process dies outright, what has streamed is already in the database."""
     database = Database(settings)
     with database.session() as session:
-        user_id = users.create_user(session=session, email="a@b.co", password="x" * 9, name="A").id
+        user_id = users.create_user(
+            session=session, email="a@b.co", password="plenty long enough", name="A"
+        ).id
     runtime = TutorRuntime(
         database=database, indexes=SearchIndexes(settings.index_dir), settings=settings
     )

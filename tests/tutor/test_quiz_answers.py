@@ -12,7 +12,8 @@ from tests.tutor.conftest import chat, lesson_id, public_cards
 from tutorgraph.settings import Settings
 from tutorgraph.store.db import Database
 from tutorgraph.store.models import Lesson
-from tutorgraph.tutor.quiz_grading import lesson_quiz
+from tutorgraph.tutor.context import QuizCard
+from tutorgraph.tutor.quiz_grading import lesson_quiz, parse_choice
 
 
 def _cards(settings: Settings) -> list[Any]:
@@ -146,3 +147,10 @@ def test_the_lesson_api_shows_quiz_questions_without_answers(
     for shown in lesson["quiz"]:
         assert set(shown) <= {"id", "question", "options", "concept"}, shown
         assert shown["options"] == cards[shown["id"]].options
+
+
+def test_a_typed_answer_of_thousands_of_digits_is_no_option() -> None:
+    # int() refuses strings over 4,300 digits: a typed answer like that was a 500
+    card = QuizCard(id="q", question="Which?", options=["a", "b", "c"], correct_index=1)
+    assert parse_choice("9" * 5000, card) is None
+    assert parse_choice("2", card) == 1

@@ -38,8 +38,12 @@ def test_tutor_and_explore_sessions_round_trip(
     write_course(tmp_path / "content")
     with database.session() as session:
         seed_content(session=session, content_dir=tmp_path / "content")
-        ada = users.create_user(session=session, email="ada@x.org", password="x" * 9, name="Ada")
-        bob = users.create_user(session=session, email="bob@x.org", password="x" * 9, name="Bob")
+        ada = users.create_user(
+            session=session, email="ada@x.org", password="plenty long enough", name="Ada"
+        )
+        bob = users.create_user(
+            session=session, email="bob@x.org", password="plenty long enough", name="Bob"
+        )
         attn, intro = (
             session.scalar(select(Lesson.id).where(Lesson.slug == slug))
             for slug in ("attn", "intro")
@@ -118,7 +122,9 @@ def test_a_quiz_card_counts_once_per_learner_and_only_once_shown(
     card = QuizCard(id="q1", question="Which?", options=["a", "b"], correct_index=1, concept="qk")
     with database.session() as session:
         seed_content(session=session, content_dir=tmp_path / "content")
-        ada = users.create_user(session=session, email="ada@x.org", password="x" * 9, name="Ada")
+        ada = users.create_user(
+            session=session, email="ada@x.org", password="plenty long enough", name="Ada"
+        )
         lesson = session.scalars(select(Lesson).where(Lesson.slug == "attn")).one()
         chats = [TutorSession(user_id=ada.id, lesson_id=lesson.id, title=t) for t in "ab"]
         session.add_all(chats)

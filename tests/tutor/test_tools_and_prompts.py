@@ -144,7 +144,9 @@ async def test_private_lessons_of_others_stay_invisible_to_tools(
     seeded_database: Database, executor: ToolExecutor
 ) -> None:
     with seeded_database.session() as session:
-        owner = users.create_user(session=session, email="o@x.org", password="x" * 9, name="O")
+        owner = users.create_user(
+            session=session, email="o@x.org", password="plenty long enough", name="O"
+        )
         course = session.scalar(
             select(LearningPath).where(LearningPath.slug == "python-engineering")
         )

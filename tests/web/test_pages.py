@@ -94,7 +94,7 @@ def test_login_never_redirects_off_site(client: TestClient) -> None:
         data={
             "name": "Eve",
             "email": "eve@example.org",
-            "password": "long enough",
+            "password": "plenty long enough",
             "csrf_token": token,
         },
     )
@@ -102,7 +102,7 @@ def test_login_never_redirects_off_site(client: TestClient) -> None:
         "/login",
         data={
             "email": "eve@example.org",
-            "password": "long enough",
+            "password": "plenty long enough",
             "next": "//evil.example",
             "csrf_token": token,
         },

@@ -23,6 +23,7 @@ _HTTP_TITLES = {
     404: "Not found",
     405: "Method not allowed",
     413: "Content too large",
+    422: "Invalid input",
 }
 
 

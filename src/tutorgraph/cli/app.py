@@ -91,6 +91,8 @@ def serve(
         raise ConfigurationError(
             "--workers: several processes need PostgreSQL (set TUTORGRAPH_DATABASE_URL)"
         )
+    # uvicorn would believe X-Forwarded-For from 127.0.0.1 (or FORWARDED_ALLOW_IPS): the app
+    # does that itself, from `trusted_proxies` only (api/app.py).
     if reload or workers > 1:  # each process builds its app from the same settings
         uvicorn.run(
             "tutorgraph.api.app:create_app",
@@ -99,9 +101,12 @@ def serve(
             port=port,
             reload=reload,
             workers=None if reload else workers,
+            proxy_headers=False,
         )
     else:
-        uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
+        uvicorn.run(
+            create_app(settings), host=host, port=port, log_level="info", proxy_headers=False
+        )
 
 
 @app.command()

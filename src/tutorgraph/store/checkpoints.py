@@ -12,6 +12,7 @@ from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
 from tutorgraph.errors import ConfigurationError
 from tutorgraph.settings import Settings
+from tutorgraph.store.db import create_private_sqlite_file
 
 # The interview, assessment and guided-tutor graphs write a node's checkpoint before the next node
 # starts. LangGraph's default ("async") writes it in the background: a killed process could lose
@@ -69,7 +70,7 @@ async def open_checkpointer(
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
     path = Path(url.removeprefix("sqlite:///"))
-    path.parent.mkdir(parents=True, exist_ok=True)
+    create_private_sqlite_file(url)  # 0600: checkpoints hold answers and transcripts
     async with aiosqlite.connect(str(path)) as conn:
         sqlite_saver = AsyncSqliteSaver(conn, serde=serde)
         await sqlite_saver.setup()  # WAL journal

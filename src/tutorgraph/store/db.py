@@ -1,12 +1,15 @@
-"""Engine and session factory from settings; SQLite gets foreign keys and WAL."""
+"""Engine and session factory from settings; SQLite gets foreign keys and WAL, and its files
+are private to the server's user (0600)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy import Engine, create_engine, event, make_url, text
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import NullPool
 
@@ -17,10 +20,32 @@ def create_db_engine(settings: Settings) -> Engine:
     url = settings.sqlalchemy_url
     if url.startswith("sqlite"):
         settings.data_dir.mkdir(parents=True, exist_ok=True)
+        create_private_sqlite_file(url)
         engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
         event.listen(engine, "connect", _sqlite_pragmas)
         return engine
     return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+
+
+def create_private_sqlite_file(url: str) -> None:
+    """Create the file of a SQLite URL, empty (SQLite takes that as a new database) and
+    readable by its owner only, unless it exists. Left to SQLite, it would get the umask's mode
+    (usually 0644: every local user could read the accounts and answers); SQLite gives the
+    `-wal` and `-shm` files it makes beside it the database file's mode."""
+    parsed = make_url(url)
+    name = parsed.database
+    if parsed.get_backend_name() != "sqlite" or not name or name == ":memory:":
+        return
+    path = Path(name)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return  # an existing database keeps the mode its operator gave it
+    try:
+        os.fchmod(fd, 0o600)  # whatever the umask
+    finally:
+        os.close(fd)
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

@@ -22,7 +22,10 @@ def alembic_config(settings: Settings) -> Config:
 
 def upgrade(settings: Settings, revision: str = "head") -> None:
     if settings.sqlalchemy_url.startswith("sqlite"):
+        from tutorgraph.store.db import create_private_sqlite_file
+
         settings.data_dir.mkdir(parents=True, exist_ok=True)
+        create_private_sqlite_file(settings.sqlalchemy_url)  # before alembic creates it 0644
     command.upgrade(alembic_config(settings), revision)
 
 

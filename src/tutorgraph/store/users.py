@@ -21,11 +21,23 @@ def normalize_email(email: str) -> str:
     return email.strip().lower()
 
 
+def check_email(email: str) -> None:
+    """Raise InputError naming the problem unless `email` (normalized) is an address that can
+    exist: email-validator's syntax rules (no control, bidirectional or other unsafe characters;
+    a domain with a period; not a special-use name such as .test or .local). No DNS lookup."""
+    from email_validator import EmailNotValidError, validate_email
+
+    try:
+        validate_email(email, check_deliverability=False)
+    except EmailNotValidError as exc:
+        reason = str(exc).rstrip(".")
+        reason = reason[:1].lower() + reason[1:]
+        raise InputError(f"email: enter a valid email address ({reason})") from None
+
+
 def validate_new_account(*, email: str, password: str, name: str) -> None:
     email = normalize_email(email)
-    local, _, domain = email.partition("@")
-    if not local or "." not in domain or len(email) > 320 or " " in email:
-        raise InputError("email: enter a valid email address")
+    check_email(email)
     if not name.strip() or len(name) > 200:
         raise InputError("name: enter a name of 1 to 200 characters")
     check_password(password=password, email=email)

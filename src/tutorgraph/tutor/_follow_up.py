@@ -106,7 +106,7 @@ def reply(
     """The reply to a follow-up (see the module doc); `passages` are relevant, topic first."""
     if move == "summary" or (move == "simpler" and dialogue.last_reply.startswith(SUMMARY_LEAD)):
         # "shorter, like 3 lines" after a summary: the same summary, cut down
-        wanted = re.search(r"\b(\d+)\b", question) if move == "simpler" else None
+        wanted = re.search(r"\b(\d{1,3})\b", question) if move == "simpler" else None
         points = int(wanted.group(1)) if wanted else (SHORT_POINTS if move == "simpler" else None)
         limit = min(points or MAX_POINTS, MAX_POINTS)
         return summary(context, passages, points=limit, history=dialogue.replies)

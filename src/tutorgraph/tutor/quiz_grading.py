@@ -354,7 +354,7 @@ def parse_choice(answer: str, card: QuizCard) -> int | None:
     text = answer.strip()
     if not text:
         return None
-    if re.fullmatch(r"\d+", text):
+    if re.fullmatch(r"\d{1,3}", text):
         number = int(text)
         return number - 1 if 1 <= number <= len(card.options) else None
     letter = re.fullmatch(r"\(?([a-hA-H])[).:]?", text)

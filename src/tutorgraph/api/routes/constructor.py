@@ -17,6 +17,7 @@ from starlette.websockets import WebSocketDisconnect, WebSocketState
 from tutorgraph.api import ws_auth
 from tutorgraph.api.deps import ConstructorDep, CurrentUser, OptionalUser, constructor_service
 from tutorgraph.api.openapi_problems import problem_responses
+from tutorgraph.api.uploaded_images import uploaded_image_response
 from tutorgraph.constructor.service import (
     BuildView,
     EventOut,
@@ -24,6 +25,7 @@ from tutorgraph.constructor.service import (
     UploadOut,
 )
 from tutorgraph.errors import NotFoundError, TutorgraphError
+from tutorgraph.store.ids import DbCursor, parse_cursor
 
 router = APIRouter(prefix="/constructor", tags=["constructor"])
 
@@ -98,12 +100,16 @@ async def remove_upload(
 
 @router.get("/session/events/{session_id}", responses=problem_responses(404))
 async def events(
-    session_id: str, request: Request, user: CurrentUser, service: ConstructorDep, after: int = 0
+    session_id: str,
+    request: Request,
+    user: CurrentUser,
+    service: ConstructorDep,
+    after: DbCursor = 0,
 ) -> StreamingResponse:
     """Progress as server-sent events (`id:` is the event id; a reconnecting browser's
     Last-Event-ID resumes after it). The stream ends when the build is idle again."""
-    last = request.headers.get("last-event-id", "")
-    start_after = int(last) if last.isdigit() else max(0, after)
+    last = parse_cursor(request.headers.get("last-event-id", ""))
+    start_after = after if last is None else last
     await asyncio.to_thread(service.status, session_id=session_id, user=user)  # 404 if not yours
 
     async def stream() -> AsyncIterator[str]:
@@ -136,11 +142,8 @@ async def image(
     found = await asyncio.to_thread(
         service.image, session_id=session_id, image_id=image_id, user=user
     )
-    return Response(
-        content=found.data,
-        media_type=found.media_type if found.media_type.startswith("image/") else "image/png",
-        headers={"Cache-Control": "private, max-age=3600"},
-    )
+    # an SVG is redrawn without scripts; every image is served sandboxed (uploaded_images)
+    return await asyncio.to_thread(uploaded_image_response, found.media_type, found.data)
 
 
 @router.websocket("/session/ws/{session_id}")

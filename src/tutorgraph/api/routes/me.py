@@ -8,12 +8,13 @@ from pydantic import BaseModel, Field
 from tutorgraph.api.deps import CurrentUser, NowDep, SessionDep
 from tutorgraph.api.unit_of_work import UnitOfWorkRoute
 from tutorgraph.learning import planner, progress, reviews
+from tutorgraph.store.ids import DbId
 
 router = APIRouter(route_class=UnitOfWorkRoute, prefix="/me", tags=["learning loop"])
 
 
 class TakeIn(BaseModel):
-    step_id: int | None = Field(default=None, description="The step shown; omitted: the current.")
+    step_id: DbId | None = Field(default=None, description="The step shown; omitted: the current.")
 
 
 class TakeOut(BaseModel):
