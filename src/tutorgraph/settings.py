@@ -3,13 +3,22 @@ secrets. Built by `load_settings()` and injected; nothing else reads the environ
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field, SecretStr, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 from pydantic_settings import (
     BaseSettings,
+    NoDecode,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
     YamlConfigSettingsSource,
@@ -69,6 +78,16 @@ class LimitSettings(BaseModel):
     max_message_chars: int = Field(default=8000, ge=100)
     max_answer_chars: int = Field(default=10000, ge=100)
     websocket_auth_seconds: float = Field(default=5.0, gt=0, le=60)
+    # Interview code runs and upload reader processes at once in one server process (0: the
+    # CPU count), one at a time per learner; beyond either the request gets 429.
+    sandbox_runs: int = Field(default=0, ge=0, le=256)
+    extraction_processes: int = Field(default=0, ge=0, le=256)
+    extraction_memory_mb: int = Field(default=1024, ge=256, le=16384)  # per reader process
+    # A cgroup v2 directory with memory and pids in its cgroup.subtree_control, where the server
+    # may make a child per code run: the run's memory is then capped as a whole. Unusable or
+    # "": fewer processes per run and a lower address-space limit each (interview/sandbox.py).
+    sandbox_cgroup: str = "/sys/fs/cgroup/tutorgraph-sandbox"
+    lti_logins_per_minute_per_ip: int = Field(default=30, ge=1)
 
 
 class RubricWeights(BaseModel):
@@ -180,7 +199,7 @@ class InterviewSettings(BaseModel):
     max_resume_chars: int = Field(default=50_000, ge=500)
     sandbox_cpu_seconds: int = Field(default=5, ge=1, le=60)
     sandbox_wall_seconds: float = Field(default=10.0, ge=1.0, le=120.0)
-    sandbox_memory_mb: int = Field(default=256, ge=32, le=4096)
+    sandbox_memory_mb: int = Field(default=512, ge=64, le=4096)  # one run, all its processes
 
 
 class Settings(BaseSettings):
@@ -209,6 +228,11 @@ class Settings(BaseSettings):
     api_docs: bool | None = None
     # Origins (`https://host[:port]`) besides the server's own that may open the WebSocket.
     allowed_origins: list[str] = Field(default_factory=list)
+    # Reverse proxies (IP addresses or networks) whose X-Forwarded-For and X-Forwarded-Proto
+    # are believed. None by default: the client address is the connection's own, so a client
+    # cannot name itself another address (and step past the login limits) with a header.
+    # In the environment: TUTORGRAPH_TRUSTED_PROXIES=127.0.0.1,10.0.0.0/8
+    trusted_proxies: Annotated[list[str], NoDecode] = Field(default_factory=list)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     llm: LLMSettings = LLMSettings()
     search: SearchSettings = SearchSettings()
@@ -233,6 +257,25 @@ class Settings(BaseSettings):
         yaml_file = Path(os.environ.get(SETTINGS_FILE_ENV, "settings.yaml"))
         yaml_source = YamlConfigSettingsSource(settings_cls, yaml_file=yaml_file)
         return (init_settings, env_settings, dotenv_settings, yaml_source)
+
+    @field_validator("trusted_proxies", mode="before")
+    @classmethod
+    def _proxy_list(cls, value: object) -> object:
+        if isinstance(value, str):  # the environment's comma-separated form
+            return [item.strip() for item in value.split(",") if item.strip()]
+        return value
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _proxy_addresses(cls, value: list[str]) -> list[str]:
+        for entry in value:
+            try:
+                ipaddress.ip_network(entry, strict=False)
+            except ValueError:
+                raise ValueError(
+                    f"{entry!r} is not an IP address or network (e.g. 127.0.0.1, 10.0.0.0/8)"
+                ) from None
+        return value
 
     @model_validator(mode="after")
     def _refuse_insecure_defaults(self) -> Settings:

@@ -20,6 +20,7 @@ from fpdf import FPDF
 from fpdf.enums import XPos, YPos
 from PIL import Image
 
+from tutorgraph import offload
 from tutorgraph.content.chunking import split_sections
 from tutorgraph.content.extract import (
     ExtractedDocument,
@@ -491,3 +492,16 @@ def test_extract_isolated_kills_a_reader_that_outlives_its_deadline() -> None:
         "slow.pdf: took longer than 0.05 s to read; it may be damaged or too complex"
     )
     assert our_children() == before  # none left running, none left a zombie
+
+
+def test_extract_isolated_refuses_a_file_that_needs_more_memory_than_allowed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The reader process has an address-space limit (`limits.extraction_memory_mb`): a file
+    that needs more is refused with the reason, while a small one still reads under it."""
+    monkeypatch.setattr(offload, "_config", offload.ProcessLimits(extraction_memory_mb=100))
+    small = extract_isolated("trees.md", b"# Trees\n\nA tree has no cycles.\n")
+    assert small.title == "Trees"
+    with pytest.raises(ExtractionError) as caught:
+        extract_isolated("big.md", b"# Big\n\n" + b"many words in a line\n" * 750_000)
+    assert caught.value.message == "big.md: needs more than 100 MB of memory to read"

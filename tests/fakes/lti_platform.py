@@ -37,6 +37,9 @@ class Platform:
     scores: list[dict[str, Any]] = field(default_factory=list)
     tokens: set[str] = field(default_factory=set)
     fail_scores: int = 0
+    jwks_delay: float = 0.0  # seconds its key set takes to answer
+    jwks_cache_control: str = ""  # its key set's Cache-Control header
+    jwks_fetches: int = 0
 
     def __post_init__(self) -> None:
         self.key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
@@ -109,8 +112,11 @@ class Platform:
         app = FastAPI()
 
         @app.get("/jwks")
-        def jwks() -> dict[str, Any]:
-            return {"keys": [self.jwk]}
+        def jwks() -> Response:
+            self.jwks_fetches += 1
+            time.sleep(self.jwks_delay)
+            headers = {"Cache-Control": self.jwks_cache_control} if self.jwks_cache_control else {}
+            return JSONResponse({"keys": [self.jwk]}, headers=headers)
 
         @app.get("/auth")
         def auth(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import subprocess
@@ -13,10 +14,13 @@ from pathlib import Path
 
 import pytest
 
+from tutorgraph import offload
 from tutorgraph.interview.sandbox import (
     SandboxLimits,
     SandboxUnavailable,
+    _cgroup_problem,
     _probe,
+    memory_mode,
     run_python,
     sandbox_available,
 )
@@ -162,6 +166,71 @@ def test_memory_hog_hits_the_memory_limit(code: str) -> None:
     assert result.stderr.rstrip().endswith("MemoryError")
 
 
+def descendants(pid: int) -> list[int]:
+    """Every process below `pid` (children, theirs...), from /proc."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            parent = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        children.setdefault(parent, []).append(int(stat.parent.name))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def resident_bytes(pid: int) -> int:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return 0
+    line = next((x for x in status.splitlines() if x.startswith("VmRSS:")), "VmRSS: 0 kB")
+    return int(line.split()[1]) * 1024
+
+
+EIGHT_CHILDREN = """\
+import os, time
+children = []
+for _ in range(8):
+    try:
+        pid = os.fork()
+    except OSError as exc:
+        print("fork refused:", type(exc).__name__, flush=True)
+        break
+    if pid == 0:
+        block = bytearray(200 * 2**20)
+        block[::4096] = b"x" * len(block[::4096])  # touched: resident, not just reserved
+        time.sleep(1)
+        os._exit(0)
+    children.append(pid)
+codes = [os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) for pid in children]
+if len(children) < 8 or any(codes):
+    raise SystemExit(1)
+print("all eight held 200 MB")
+"""
+
+
+def test_memory_is_capped_for_the_whole_run_not_per_process() -> None:
+    """Eight children of 200 MB each (1.6 GB) must not fit in a 512 MB run: the run ends with
+    the memory outcome, and its processes together never hold more than the cap."""
+    limits = SandboxLimits(cpu_seconds=5, wall_seconds=10.0, memory_mb=512)
+    peak = 0
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        running = pool.submit(run_python, EIGHT_CHILDREN, limits=limits)
+        while not running.done():
+            peak = max(peak, sum(map(resident_bytes, descendants(os.getpid()))))
+            time.sleep(0.01)
+        result = running.result()
+
+    assert "all eight" not in result.stdout
+    assert result.outcome == "memory", result
+    assert peak < limits.memory_mb * 2**20
+
+
 @pytest.mark.parametrize(
     "bomb",
     [
@@ -198,7 +267,8 @@ def test_process_limit_counts_per_run() -> None:
 
     forked, error = result.stdout.split()
     assert error == "BlockingIOError"
-    assert FAST.max_processes - 3 <= int(forked) < FAST.max_processes
+    processes, _ = FAST.bounds(cgroup=memory_mode() == "cgroup")
+    assert max(processes - 3, 1) <= int(forked) < processes
 
 
 def test_concurrent_runs_do_not_interfere() -> None:
@@ -320,3 +390,27 @@ def test_missing_bubblewrap_says_how_to_install_it(monkeypatch: pytest.MonkeyPat
         monkeypatch.undo()
         _probe.cache_clear()
     assert sandbox_available()
+
+
+def test_with_a_cgroup_each_run_gets_a_child_holding_its_limits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cgroup wiring, against a stand-in directory (the kernel does not enforce anything in
+    it; on a host with a delegated cgroup v2 memory controller the same files are the limits):
+    each run gets a child with memory.max and pids.max, and the run's first process joins it
+    before bwrap starts."""
+    (tmp_path / "cgroup.subtree_control").write_text("cpu memory pids\n")
+    monkeypatch.setattr(offload, "_config", offload.ProcessLimits(sandbox_cgroup=str(tmp_path)))
+    _cgroup_problem.cache_clear()
+    try:
+        assert memory_mode() == "cgroup"
+        result = run_python("print('inside')", limits=SandboxLimits(memory_mb=300))
+    finally:
+        _cgroup_problem.cache_clear()
+
+    assert (result.outcome, result.stdout) == ("ok", "inside\n")
+    runs = [d for d in tmp_path.iterdir() if d.is_dir()]  # the probe's, then the run's
+    run = max(runs, key=lambda d: (d / "pids.max").read_text() == "16")
+    assert (run / "memory.max").read_text() == str(300 * 2**20)
+    assert (run / "pids.max").read_text() == "16"
+    assert (run / "cgroup.procs").read_text().strip().isdigit()

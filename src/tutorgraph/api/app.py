@@ -10,8 +10,9 @@ from contextlib import AsyncExitStack, asynccontextmanager
 import anyio.to_thread
 from fastapi import APIRouter, Depends, FastAPI
 from fastapi.staticfiles import StaticFiles
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
-from tutorgraph import __version__, observability
+from tutorgraph import __version__, observability, offload
 from tutorgraph.api.body_limit import BodyLimitMiddleware
 from tutorgraph.api.csrf import verify_csrf
 from tutorgraph.api.deps import constructor_service
@@ -35,6 +36,7 @@ from tutorgraph.api.routes import (
 from tutorgraph.api.routes import constructor as constructor_routes
 from tutorgraph.api.routes import interview as interview_routes
 from tutorgraph.api.security_headers import SecurityHeadersMiddleware
+from tutorgraph.api.unicode_input import UnicodeInputMiddleware
 from tutorgraph.constructor.publish import load_authored_domains
 from tutorgraph.constructor.state import CHECKPOINT_TYPES
 from tutorgraph.content.embeddings import embedder_from
@@ -72,6 +74,7 @@ def _load_authored(database: Database) -> int:
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or load_settings()
+    offload.configure(settings.limits)  # code runs and upload readers in this process
     database = Database(settings)
     model = build_engine(settings)
 
@@ -193,6 +196,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     install_exception_handlers(app)
     document_problems(app)
+    app.add_middleware(UnicodeInputMiddleware)  # inside the body limit: bodies come bounded
     app.add_middleware(
         BodyLimitMiddleware,
         max_body_bytes=settings.limits.max_body_bytes,
@@ -202,4 +206,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             interview_routes.RESUME_PATH: settings.interview.max_resume_bytes + 65536,
         },
     )
+    if settings.trusted_proxies:  # outermost: every layer sees the client the proxy names
+        app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=settings.trusted_proxies)
     return app

@@ -92,11 +92,20 @@ class LoadError(Exception):
 
 @contextmanager
 def running_servers(
-    *, count: int, database_url: str | None, workdir: Path, content_dir: Path
+    *,
+    count: int,
+    database_url: str | None,
+    workdir: Path,
+    content_dir: Path,
+    limits: dict[str, Any] | None = None,
+    python: str | None = None,
+    pids: list[int] | None = None,
 ) -> Iterator[list[str]]:
-    """Migrate and seed one database, then serve it from `count` processes on loopback."""
+    """Migrate and seed one database, then serve it from `count` processes on loopback (with
+    `limits` over the bench's, run by `python` if given; their pids appended to `pids`)."""
     settings_file = workdir / "settings.yaml"
-    settings_file.write_text(yaml.safe_dump({"limits": BENCH_LIMITS}), encoding="utf-8")
+    all_limits = BENCH_LIMITS | (limits or {})
+    settings_file.write_text(yaml.safe_dump({"limits": all_limits}), encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if not k.startswith("TUTORGRAPH_")}
     env |= {
         "TUTORGRAPH_SETTINGS_FILE": str(settings_file),
@@ -106,7 +115,7 @@ def running_servers(
     }
     if database_url:
         env["TUTORGRAPH_DATABASE_URL"] = database_url
-    cli = [sys.executable, "-m", "tutorgraph"]
+    cli = [python or sys.executable, "-m", "tutorgraph"]
     for step in (["db", "upgrade"], ["seed"]):
         subprocess.run([*cli, *step], env=env, check=True, capture_output=True, cwd=workdir)
     with contextlib.ExitStack() as stack:
@@ -116,10 +125,12 @@ def running_servers(
             log = stack.enter_context(open(workdir / f"server-{n}.log", "wb"))
             url = f"http://127.0.0.1:{port}"
             serve = ["-m", "tutorgraph", "serve", "--port", str(port)]
-            stack.enter_context(
-                server_process(serve, env, f"{url}/healthz", cwd=workdir, output=log)
+            pid = stack.enter_context(
+                server_process(serve, env, f"{url}/healthz", cwd=workdir, output=log, python=python)
             )
             urls.append(url)
+            if pids is not None:
+                pids.append(pid)
         yield urls
 
 

@@ -390,17 +390,39 @@ def load(
             max=1000,
         ),
     ] = None,
+    sandbox: Annotated[
+        bool,
+        typer.Option(
+            "--sandbox",
+            help="Instead: the interview code sandbox's memory (one run, 20 at once from one "
+            "learner and from 20) and other users' latency while it is saturated.",
+        ),
+    ] = False,
+    sandbox_learners: Annotated[
+        int, typer.Option(help="With --sandbox: learners posting runs.", min=20, max=200)
+    ] = 20,
+    seconds: Annotated[
+        float, typer.Option(help="With --sandbox: seconds per latency phase.", min=1, max=120)
+    ] = 10.0,
+    server_python: Annotated[
+        str | None,
+        typer.Option(help="With --sandbox: serve with this interpreter (a before/after)."),
+    ] = None,
     out: OutOption = Path("BENCHMARKS.md"),
 ) -> None:
     """Concurrent learners (register, login, grade, practice, tutor chat stream, assessment)
     against real `tutorgraph serve` processes on loopback; errors, latency percentiles,
-    throughput and `/healthz` latency throughout. With `--tabs`: one learner, many tabs."""
+    throughput and `/healthz` latency throughout. With `--tabs`: one learner, many tabs; with
+    `--sandbox`: the interview code sandbox."""
     from tutorgraph.bench.load import markdown, run_load_benchmark
 
     count = servers or (2 if database_url else 1)
     where = "PostgreSQL" if database_url else "SQLite"
     if tabs is not None:
         _load_tabs(tabs, count, database_url, content, workdir, out)
+        return
+    if sandbox:
+        _load_sandbox(content, sandbox_learners, seconds, server_python, out)
         return
     with console.status(f"{clients} learners against {count} server(s) on {where}"):
         result = run_load_benchmark(
@@ -421,6 +443,24 @@ def load(
     if database_url:
         command += f" --database-url postgresql://.../DB --servers {count}"
     write_section(out, f"load-{result.backend}", markdown([result], command))
+    console.print(f"wrote {out}")
+
+
+def _load_sandbox(
+    content: Path, learners: int, seconds: float, python: str | None, out: Path
+) -> None:
+    from tutorgraph.bench.sandbox_load import run_sandbox_benchmark, sandbox_markdown
+
+    with console.status(f"{learners} learners against the code sandbox"):
+        result = run_sandbox_benchmark(
+            content_dir=content, learners=learners, seconds=seconds, python=python
+        )
+    for case in result.memory:
+        console.print(f"{case.name}: peak {case.peak_bytes / 2**20:.0f} MB", highlight=False)
+    command = f"tutorgraph bench load --sandbox --sandbox-learners {learners} --seconds {seconds:g}"
+    section = "load-sandbox" if python is None else "load-sandbox-before"
+    note = "" if python is None else "The server ran an older checkout (`--server-python`)."
+    write_section(out, section, sandbox_markdown(result, command, note=note))
     console.print(f"wrote {out}")
 
 
@@ -462,6 +502,7 @@ def _load_tabs(
 
 
 DEFAULT_BOOK = Path("benchmarks/data/constructor/swc-python-inflammation")
+TABS = 40  # one learner's requests at once in `bench all`
 
 
 @bench_app.command("constructor")
@@ -561,3 +602,5 @@ def run_all(out: OutOption = Path("BENCHMARKS.md")) -> None:
     interview(out=out)
     tutor(out=out)
     load(out=out)  # SQLite; PostgreSQL with `bench load --database-url`
+    load(tabs=TABS, out=out)  # one learner, many tabs
+    load(sandbox=True, out=out)  # the code sandbox's memory and other users' latency

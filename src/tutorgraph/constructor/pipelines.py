@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+from functools import partial
 from typing import Any, TypedDict
 
 from langgraph.runtime import Runtime
 
+from tutorgraph import offload
 from tutorgraph.constructor import agents, analysis, readiness
 from tutorgraph.constructor.context import ConstructorContext
 from tutorgraph.constructor.item_checks import EvidenceIndex, check_items
@@ -74,12 +76,13 @@ async def extract(state: IngestionState, runtime: Runtime[ConstructorContext]) -
     failures = list(state.get("failures", []))
     for done, upload in enumerate(uploads, start=1):
         _say(runtime, "ingestion", f"reading {upload.filename}", done=done - 1, total=len(uploads))
-        # PDF and Word parsers run in a child process that is killed at the time limit; text
-        # formats are read in a thread.
+        # PDF and Word parsers run in a child process that is killed at the time limit (once
+        # a reader slot is free); text formats are read in a thread. Both on the extraction pool.
         reader = extract_isolated if kinds[upload.upload_id] in ISOLATED_KINDS else extract_file
         try:
-            document = await asyncio.to_thread(
-                reader, upload.filename, upload.data, limits=runtime.context.limits
+            document = await offload.run_in_pool(
+                "extraction",
+                partial(reader, upload.filename, upload.data, limits=runtime.context.limits),
             )
         except ExtractionError as exc:
             failures.append(FileFailure(filename=upload.filename, error=str(exc)))

@@ -22,14 +22,28 @@ no new privileges), so the limit counts this run's processes alone. Unprivileged
 a seccomp filter refuses new user namespaces (`clone3` gets ENOSYS, so libc falls back to `clone`,
 whose flags it can read) and other architectures' syscalls.
 
-Not protected: kernel bugs reachable through the syscalls left open (the kernel is shared and the
-filter is far from docker's profile), CPU contention between concurrent runs (no cgroups), memory
-beyond the per-process RLIMIT_AS (up to `max_processes` times `memory_mb`). Statuses above 128 read
-as signals, so `sys.exit(137)` reads as SIGKILL.
+Memory is capped for the run as a whole, all its processes together (`memory_mb`), one of two
+ways. With a usable cgroup v2 directory (`limits.sandbox_cgroup`: memory and pids enabled in its
+`cgroup.subtree_control`, writable by the server), each run gets a child cgroup with
+`memory.max` = `memory_mb` (no swap) and `pids.max` = `max_processes`; a shell puts itself in it
+and execs bwrap, so every process of the run is inside from the start. Going over is an OOM kill,
+reported as the `memory` outcome; RLIMIT_AS stays at `memory_mb` per process so that one big
+allocation is a plain MemoryError first. Without one (no cgroup v2 memory controller, no
+delegation, or not configured), the run gets fewer processes (`fallback_processes`, 4) and each
+an address space of `memory_mb / fallback_processes`, so together they stay within `memory_mb`
+of address space (resident memory is less). Either process limit counts threads too.
+
+Runs are niced (+10), so the server's own requests win the CPU from them. Not protected: kernel
+bugs reachable through the syscalls left open (the kernel is shared and the filter is far from
+docker's profile) and CPU contention between concurrent runs (their number is bounded by the
+caller: `offload.slots("sandbox")`). Statuses above 128 read as signals, so `sys.exit(137)`
+reads as SIGKILL.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import logging
 import os
 import platform
@@ -50,6 +64,8 @@ from functools import cache
 from pathlib import Path
 from typing import Literal
 
+from tutorgraph import offload
+
 log = logging.getLogger(__name__)
 
 Outcome = Literal["ok", "error", "syntax_error", "timeout", "memory", "killed", "too_large"]
@@ -59,10 +75,18 @@ Outcome = Literal["ok", "error", "syntax_error", "timeout", "memory", "killed", 
 class SandboxLimits:
     cpu_seconds: int = 5
     wall_seconds: float = 10.0
-    memory_mb: int = 256
-    max_processes: int = 16
+    memory_mb: int = 512  # the whole run: all its processes together
+    max_processes: int = 16  # with a cgroup; else `fallback_processes`
     max_output_bytes: int = 65536
     max_code_chars: int = 20000
+    fallback_processes: int = 4
+
+    def bounds(self, *, cgroup: bool) -> tuple[int, int]:
+        """(processes, address-space bytes per process) a run gets, with or without a cgroup."""
+        if cgroup:
+            return self.max_processes, self.memory_mb * 2**20
+        processes = max(1, min(self.max_processes, self.fallback_processes))
+        return processes, self.memory_mb * 2**20 // processes
 
 
 @dataclass(frozen=True)
@@ -73,6 +97,7 @@ class RunResult:
     outcome: Outcome
     duration_ms: int
     truncated: bool
+    peak_memory_bytes: int | None = None  # the run's cgroup memory.peak, when it had one
 
 
 class SandboxUnavailable(Exception):
@@ -95,6 +120,7 @@ for k, v in ((r.RLIMIT_CPU, (cpu, cpu + 1)), (r.RLIMIT_AS, (mem, mem)), (r.RLIMI
              (r.RLIMIT_NPROC, (nproc, nproc)), (r.RLIMIT_FSIZE, (fsize, fsize)),
              (r.RLIMIT_NOFILE, (nofile, nofile))):
     r.setrlimit(k, v)
+os.nice(10)  # the server's requests come first; the run cannot raise it back
 if uid >= 0:
     os.setgroups([]); os.setresgid(uid, uid, uid); os.setresuid(uid, uid, uid)
 os.execv(sys.executable, [sys.executable, "-I", "-B", "-u", "-X", "utf8", "{_SCRIPT}"])
@@ -116,13 +142,33 @@ def run_python(code: str, *, limits: SandboxLimits = SandboxLimits(), stdin: str
     if (reason := _probe()) is not None:
         raise SandboxUnavailable(reason)
     started = time.monotonic()
-    run = _execute(code, stdin, limits)
+    run = _execute(code, stdin, limits, cgroup_root())
     outcome, exit_code = _classify(run, limits)
     duration_ms = round((time.monotonic() - started) * 1000)
     log.info("sandbox run: outcome=%s exit=%s duration_ms=%d", outcome, exit_code, duration_ms)
     (out, out_cut), (err, err_cut) = run.stdout, run.stderr
     stdout, stderr = _decode(out, cut=out_cut), _decode(err, cut=err_cut)
-    return RunResult(stdout, stderr, exit_code, outcome, duration_ms, out_cut or err_cut)
+    if run.oom_killed:
+        stderr += (
+            f"\n[stopped: the run needed more than {limits.memory_mb} MB of memory, "
+            "all its processes together]\n"
+        )
+    truncated = out_cut or err_cut
+    return RunResult(stdout, stderr, exit_code, outcome, duration_ms, truncated, run.peak_memory)
+
+
+def memory_mode() -> Literal["cgroup", "rlimit"]:
+    """How runs' memory is capped here: a cgroup per run, or the rlimit fallback."""
+    return "cgroup" if cgroup_root() is not None else "rlimit"
+
+
+def cgroup_root() -> Path | None:
+    """The configured cgroup v2 directory when runs can be capped there (checked once per
+    path; why not is logged once), else None: the rlimit fallback."""
+    configured = offload.process_limits().sandbox_cgroup
+    if not configured or _cgroup_problem(configured) is not None:
+        return None
+    return Path(configured)
 
 
 @dataclass(frozen=True)
@@ -132,6 +178,8 @@ class _Run:
     returncode: int  # bwrap's: the program's status, 128 + signal number when killed
     seconds: float
     in_time: bool  # exited before the wall-clock deadline
+    oom_killed: bool = False  # the run's cgroup went over memory.max
+    peak_memory: int | None = None  # the cgroup's memory.peak
 
 
 def _syntax_error(code: str) -> str | None:
@@ -149,12 +197,20 @@ def _syntax_error(code: str) -> str | None:
     return None
 
 
-def _execute(code: str, stdin: str, limits: SandboxLimits) -> _Run:
+def _execute(code: str, stdin: str, limits: SandboxLimits, cgroup: Path | None = None) -> _Run:
     code_fd = _memfd("main.py", code.encode())
     filter_fd = _memfd("seccomp", _seccomp_filter())
+    group = None
     try:
+        argv = _argv(code_fd, filter_fd, limits, cgroup=cgroup is not None)
+        if cgroup is not None:
+            processes, _ = limits.bounds(cgroup=True)
+            group = _RunCgroup.create(cgroup, memory=limits.memory_mb * 2**20, pids=processes)
+            # The shell joins the run's cgroup, then becomes bwrap: every process of the run
+            # starts inside it.
+            argv = ["/bin/sh", "-c", 'echo $$ > "$0" && exec "$@"', str(group.procs), *argv]
         proc = subprocess.Popen(
-            _argv(code_fd, filter_fd, limits),
+            argv,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -162,28 +218,151 @@ def _execute(code: str, stdin: str, limits: SandboxLimits) -> _Run:
             cwd="/",
             env={},
         )
+    except BaseException:
+        if group is not None:
+            group.close()
+        raise
     finally:
         os.close(code_fd)
         os.close(filter_fd)
     started = time.monotonic()
     deadline = started + limits.wall_seconds
-    with proc:
+    try:
+        with proc:
+            try:
+                out, err = _pump(proc, stdin.encode(), deadline, limits)
+                proc.wait(max(deadline - time.monotonic(), 0))
+                in_time = True
+            except subprocess.TimeoutExpired:
+                in_time = False
+                proc.kill()
+                # The pipes close once the namespace's last process is gone; wait briefly.
+                _pump(proc, b"", time.monotonic() + 1, limits)
+            finally:
+                proc.kill()  # bwrap's death ends every process in its pid namespace
+                proc.wait()
+        seconds = time.monotonic() - started
+        if group is None:
+            return _Run(out, err, proc.returncode, seconds, in_time)
+        oom, peak = group.oom_killed(), group.peak()
+        return _Run(out, err, proc.returncode, seconds, in_time, oom, peak)
+    finally:
+        if group is not None:
+            group.close()
+
+
+@dataclass(frozen=True)
+class _RunCgroup:
+    """One run's child of the configured cgroup v2 directory."""
+
+    path: Path
+
+    @classmethod
+    def create(cls, root: Path, *, memory: int, pids: int) -> _RunCgroup:
+        group = cls(root / f"run-{secrets.token_hex(8)}")
+        group.path.mkdir()
         try:
-            out, err = _pump(proc, stdin.encode(), deadline, limits)
-            proc.wait(max(deadline - time.monotonic(), 0))
-            in_time = True
-        except subprocess.TimeoutExpired:
-            in_time = False
-            proc.kill()
-            # The pipes close once the namespace's last process is gone; wait for that briefly.
-            _pump(proc, b"", time.monotonic() + 1, limits)
-        finally:
-            proc.kill()  # bwrap's death ends every process in its pid namespace
-            proc.wait()
-    return _Run(out, err, proc.returncode, time.monotonic() - started, in_time)
+            (group.path / "memory.max").write_text(str(memory))
+            for name, value in (("memory.swap.max", "0"), ("memory.oom.group", "1")):
+                if (group.path / name).exists():  # no swap; an OOM kill ends the whole run
+                    (group.path / name).write_text(value)
+            (group.path / "pids.max").write_text(str(pids))
+        except OSError:
+            group.close()
+            raise
+        return group
+
+    @property
+    def procs(self) -> Path:
+        return self.path / "cgroup.procs"
+
+    def _read(self, name: str) -> str:
+        try:
+            return (self.path / name).read_text()
+        except OSError:
+            return ""
+
+    def oom_killed(self) -> bool:
+        for line in self._read("memory.events").splitlines():
+            key, _, value = line.partition(" ")
+            if key == "oom_kill" and value.strip() not in ("", "0"):
+                return True
+        return False
+
+    def peak(self) -> int | None:
+        value = self._read("memory.peak").strip()  # Linux 5.19+
+        return int(value) if value.isdigit() else None
+
+    def close(self) -> None:
+        """End whatever is left in it, then remove it."""
+        try:
+            if not (self.path / "cgroup.controllers").exists():
+                pass  # not a kernel cgroup (a stand-in directory): its pids mean nothing
+            elif (self.path / "cgroup.kill").exists():  # Linux 5.14+
+                (self.path / "cgroup.kill").write_text("1")
+            else:
+                for pid in self._read("cgroup.procs").split():
+                    with contextlib.suppress(OSError):
+                        os.kill(int(pid), signal.SIGKILL)
+        except OSError as exc:
+            log.warning("sandbox cgroup %s: could not end its processes: %s", self.path, exc)
+        for _ in range(100):  # the killed processes leave it within milliseconds
+            try:
+                self.path.rmdir()
+                return
+            except FileNotFoundError:
+                return
+            except OSError as exc:
+                if exc.errno != errno.EBUSY:
+                    log.warning("sandbox cgroup %s: not removed: %s", self.path, exc)
+                    return
+                time.sleep(0.01)
+        log.warning("sandbox cgroup %s: still busy, not removed", self.path)
 
 
-def _argv(code_fd: int, filter_fd: int, limits: SandboxLimits) -> list[str]:
+@cache
+def _cgroup_problem(path: str) -> str | None:
+    """None when runs can be capped in a child of `path`, else why not (logged once)."""
+    root = Path(path)
+    problem = None
+    try:
+        enabled = set((root / "cgroup.subtree_control").read_text().split())
+    except OSError as exc:
+        problem = f"not a cgroup v2 directory here ({exc.strerror or exc})"
+    else:
+        if missing := {"memory", "pids"} - enabled:
+            problem = f"{' and '.join(sorted(missing))} not in its cgroup.subtree_control"
+    if problem is None:
+        try:
+            group = _RunCgroup.create(root, memory=64 * 2**20, pids=4)
+            try:
+                joined = subprocess.run(
+                    ["/bin/sh", "-c", 'echo $$ > "$0"', str(group.procs)],
+                    capture_output=True,
+                    timeout=10,
+                    env={},
+                )
+            finally:
+                group.close()
+            if joined.returncode != 0:
+                problem = f"cannot move a process into a child ({joined.stderr.decode().strip()})"
+        except (OSError, subprocess.SubprocessError) as exc:
+            problem = f"cannot make a child cgroup with limits ({exc})"
+    if problem is not None:
+        level = logging.INFO if not root.exists() else logging.WARNING
+        log.log(
+            level,
+            "sandbox: cgroup %s unusable (%s); each run gets fewer processes and a lower "
+            "address-space limit instead",
+            path,
+            problem,
+        )
+    return problem
+
+
+def _argv(
+    code_fd: int, filter_fd: int, limits: SandboxLimits, *, cgroup: bool = False
+) -> list[str]:
     prefix = Path(sys.base_prefix)
     python = prefix / "bin" / f"python{sys.version_info.major}.{sys.version_info.minor}"
     as_root = os.geteuid() == 0
@@ -208,7 +387,8 @@ def _argv(code_fd: int, filter_fd: int, limits: SandboxLimits) -> list[str]:
     for packages in filter(os.path.isdir, site.getsitepackages([sys.base_prefix])):
         mounts += ["--tmpfs", packages, "--remount-ro", packages]  # the standard library only
     uid = secrets.choice(_ROOT_MODE_UIDS) if as_root else -1
-    rlimits = [uid, limits.cpu_seconds, limits.memory_mb * 2**20, limits.max_processes]
+    processes, address_space = limits.bounds(cgroup=cgroup)
+    rlimits = [uid, limits.cpu_seconds, address_space, processes]
     rlimits += [_FILE_BYTES, _OPEN_FILES]
     return [
         _bwrap() or "bwrap",
@@ -278,6 +458,8 @@ def _classify(run: _Run, limits: SandboxLimits) -> tuple[Outcome, int | None]:
         return "timeout", None  # killed by us at the wall-clock deadline
     returncode = run.returncode
     signum = returncode - 128 if returncode > 128 else -returncode if returncode < 0 else 0
+    if run.oom_killed:
+        return "memory", -signum if signum else returncode
     if signum == signal.SIGXCPU:
         return "timeout", -signum
     if signum == signal.SIGKILL and run.seconds >= limits.cpu_seconds + 1:

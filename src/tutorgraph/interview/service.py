@@ -11,6 +11,7 @@ import builtins
 import logging
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any, Literal, cast
 
 import anyio
@@ -21,7 +22,7 @@ from pydantic import BaseModel
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from tutorgraph import observability
+from tutorgraph import observability, offload
 from tutorgraph.content.extract import ExtractionError, ExtractionLimits, extract_isolated
 from tutorgraph.errors import ConflictError, InputError, NotFoundError, UnavailableError
 from tutorgraph.grading import mastery
@@ -142,7 +143,9 @@ class InterviewService:
         if data is not None and text:
             raise InputError("resume: send a file or pasted text, not both")
         if data is not None:
-            text, filename = await anyio.to_thread.run_sync(self._read_file, filename, data)
+            text, filename = await offload.run_in_pool(
+                "extraction", self._read_file, filename, data, user_id
+            )
         elif text is not None:
             filename = filename or "pasted resume"
         else:
@@ -166,7 +169,7 @@ class InterviewService:
         )
         return _resume_view(row)
 
-    def _read_file(self, filename: str, data: bytes) -> tuple[str, str]:
+    def _read_file(self, filename: str, data: bytes, user_id: int | None = None) -> tuple[str, str]:
         if not data:
             raise InputError(f"{filename or 'resume'}: the file is empty")
         if len(data) > self.settings.max_resume_bytes:
@@ -180,7 +183,10 @@ class InterviewService:
             keep_lines=True,
         )
         try:
-            document = extract_isolated(filename or "resume", data, limits=limits)
+            # One reader per learner, `limits.extraction_processes` at once; else 429 at once.
+            document = extract_isolated(
+                filename or "resume", data, limits=limits, owner=user_id, wait_seconds=0
+            )
         except ExtractionError as exc:
             message = str(exc)
             if "is not a supported file" in message:  # the extractor also takes HTML: not here
@@ -334,7 +340,11 @@ class InterviewService:
             wall_seconds=self.settings.sandbox_wall_seconds,
             memory_mb=self.settings.sandbox_memory_mb,
         )
-        result = await anyio.to_thread.run_sync(lambda: sandbox.run_python(code, limits=limits))
+        # One run per learner, `limits.sandbox_runs` in this process; else 429 at once.
+        with offload.slots("sandbox").claim(user_id):
+            result = await offload.run_in_pool(
+                "sandbox", partial(sandbox.run_python, code, limits=limits)
+            )
         async with self.threads.hold(row.thread_id):
             config = _config(row)
             snapshot = await self.graph.aget_state(config)

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio.to_thread
+import jwt
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from fastapi.responses import Response
@@ -37,13 +38,14 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from tutorgraph import instructor
-from tutorgraph.errors import AuthenticationError, NotFoundError
+from tutorgraph.errors import AuthenticationError, NotFoundError, RateLimitedError
 from tutorgraph.grading import mastery
 from tutorgraph.lti.framework import DatabaseLaunchStorage, Launch, Login, LtiRequest
+from tutorgraph.lti.keys import KeySetCache, KeySetUnavailable
 from tutorgraph.security import NO_PASSWORD
 from tutorgraph.settings import LtiPlatform, Settings
 from tutorgraph.signing_secret import create_private_file
-from tutorgraph.store import courses
+from tutorgraph.store import courses, users
 from tutorgraph.store.db import Database
 from tutorgraph.store.models import LearningPath, LtiLink, LtiScore, User, utcnow
 
@@ -55,6 +57,7 @@ AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
 TEACHING_ROLES = ("#Instructor", "#Administrator", "#ContentDeveloper", "#TeachingAssistant")
 MAX_BACKOFF = timedelta(hours=6)
 LAUNCH_LIFETIME = 600  # seconds a login's state and nonce wait for its launch
+LOGIN_WINDOW = timedelta(minutes=1)  # logins are counted per client IP over this
 
 
 class LtiError(AuthenticationError):
@@ -88,7 +91,12 @@ def _key_at(path: Path) -> tuple[str, str]:
     return private, public.decode("ascii")
 
 
-def tool_config(settings: Settings) -> ToolConfDict:
+def tool_config(
+    settings: Settings, *, key_sets: dict[str, dict[str, Any]] | None = None
+) -> ToolConfDict:
+    """pylti1p3's view of the registered platforms; `key_sets` (by URL) are used as they are,
+    so checking a launch fetches nothing (`platform_key_sets` got them without blocking)."""
+    key_sets = key_sets or {}
     private, public = tool_key(settings)
     config: dict[str, list[dict[str, Any]]] = {}
     for platform in settings.lti.platforms:
@@ -99,7 +107,7 @@ def tool_config(settings: Settings) -> ToolConfDict:
                 "auth_login_url": platform.auth_login_url,
                 "auth_token_url": platform.auth_token_url,
                 "key_set_url": platform.key_set_url,
-                "key_set": None,
+                "key_set": key_sets.get(platform.key_set_url),
                 "deployment_ids": list(platform.deployment_ids),
             }
         )
@@ -117,9 +125,17 @@ def jwks(settings: Settings) -> dict[str, Any]:
 
 
 def login(
-    settings: Settings, database: Database, request: LtiRequest, *, launch_url: str
+    settings: Settings,
+    database: Database,
+    request: LtiRequest,
+    *,
+    launch_url: str,
+    client: str = "unknown",
 ) -> Response:
-    """OIDC third-party initiated login: send the browser to the platform's auth endpoint."""
+    """OIDC third-party initiated login: send the browser to the platform's auth endpoint.
+    Each stores a state and a nonce, so a client IP gets `limits.lti_logins_per_minute_per_ip`
+    (429 beyond). Blocks on the database: call it from a thread."""
+    _count_login(settings, database, client)
     storage = DatabaseLaunchStorage(database)
     oidc = Login(request, tool_config(settings), storage)
     try:
@@ -131,6 +147,42 @@ def login(
         raise LtiError(f"login: {exc}") from None
 
 
+def _count_login(settings: Settings, database: Database, client: str) -> None:
+    key = f"lti-login:ip:{client}"
+    with database.session() as session:
+        if users.count_recent_attempts(session=session, key=key, window=LOGIN_WINDOW) >= (
+            settings.limits.lti_logins_per_minute_per_ip
+        ):
+            raise RateLimitedError("too many LTI logins from your network; wait a minute")
+        users.record_login_attempt(session=session, key=key)
+
+
+async def platform_key_sets(
+    settings: Settings, request: LtiRequest, cache: KeySetCache
+) -> dict[str, dict[str, Any]]:
+    """The key set of the registered platform a launch names (by its unverified `iss`, `aud`
+    and `kid`), from the cache or fetched without blocking; {} when it names none, which the
+    launch's checks then refuse."""
+    token = request.get_param("id_token")
+    try:
+        kid = jwt.get_unverified_header(token).get("kid")
+        claims = jwt.decode(token, options={"verify_signature": False})
+    except jwt.PyJWTError:
+        return {}
+    audience = claims.get("aud")
+    audiences = audience if isinstance(audience, list) else [audience]
+    for platform in settings.lti.platforms:
+        if platform.issuer == claims.get("iss") and platform.client_id in audiences:
+            try:
+                keys = await cache.key_set(platform.key_set_url, str(kid) if kid else None)
+            except KeySetUnavailable as exc:
+                raise LtiError(
+                    f"launch: the platform's key set could not be fetched: {exc}"
+                ) from None
+            return {platform.key_set_url: keys}
+    return {}
+
+
 @dataclass(frozen=True)
 class Launched:
     user: User
@@ -139,11 +191,19 @@ class Launched:
 
 
 def launch(
-    settings: Settings, database: Database, session: Session, request: LtiRequest
+    settings: Settings,
+    database: Database,
+    session: Session,
+    request: LtiRequest,
+    *,
+    key_sets: dict[str, dict[str, Any]] | None = None,
 ) -> Launched:
     """Validate a resource-link launch (state, nonce, signature, deployment, message), then
-    find or make the learner, enrol them and remember where their grade goes."""
-    message = Launch(request, tool_config(settings), DatabaseLaunchStorage(database))
+    find or make the learner, enrol them and remember where their grade goes. The platform's
+    key set comes in `key_sets` (`platform_key_sets`); without it, pylti1p3 would fetch it
+    here. Blocks on the database: call it from a thread."""
+    tool = tool_config(settings, key_sets=key_sets)
+    message = Launch(request, tool, DatabaseLaunchStorage(database))
     try:
         data: dict[str, Any] = dict(message.get_launch_data())
         if not message.is_resource_launch():
@@ -295,6 +355,8 @@ def send_grades(
             .join(LtiLink, LtiLink.id == LtiScore.link_id)
             .where(LtiScore.sent_at.is_(None), LtiScore.next_attempt_at <= now)
             .order_by(LtiScore.id)
+            # another process sending at once takes other grades, not these
+            .with_for_update(of=LtiScore, skip_locked=True)
         ).all()
         for score, link in rows:
             try:

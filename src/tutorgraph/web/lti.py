@@ -2,19 +2,31 @@
 
 from __future__ import annotations
 
+from functools import partial
+
+import anyio.to_thread
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 
 from tutorgraph import auth
 from tutorgraph.api.cookies import set_session_cookie
-from tutorgraph.api.deps import DatabaseDep, SessionDep, SettingsDep
+from tutorgraph.api.deps import DatabaseDep, SessionDep, SettingsDep, client_key
 from tutorgraph.api.unit_of_work import UnitOfWorkRoute
 from tutorgraph.errors import NotFoundError
 from tutorgraph.lti import service
 from tutorgraph.lti.framework import LtiRequest
+from tutorgraph.lti.keys import KeySetCache
 
 router = APIRouter(route_class=UnitOfWorkRoute, prefix="/lti", include_in_schema=False)
 MAX_PARAM_CHARS = 20_000  # an id_token is a few kB
+
+
+def _key_sets(request: Request) -> KeySetCache:
+    """The app's cache of platforms' key sets."""
+    cache: KeySetCache | None = getattr(request.app.state, "lti_key_sets", None)
+    if cache is None:
+        cache = request.app.state.lti_key_sets = KeySetCache()
+    return cache
 
 
 async def _lti_request(request: Request, secure: bool) -> LtiRequest:
@@ -32,7 +44,8 @@ async def lti_login(request: Request, settings: SettingsDep, database: DatabaseD
         raise NotFoundError("LTI is not set up on this server")
     lti_request = await _lti_request(request, settings.cookies_secure)
     launch_url = str(request.url_for("lti_launch"))
-    return service.login(settings, database, lti_request, launch_url=launch_url)
+    login = partial(service.login, launch_url=launch_url, client=client_key(request))
+    return await anyio.to_thread.run_sync(login, settings, database, lti_request)
 
 
 @router.post("/launch", name="lti_launch")
@@ -43,7 +56,11 @@ async def lti_launch(
     if not settings.lti.enabled:
         raise NotFoundError("LTI is not set up on this server")
     lti_request = await _lti_request(request, settings.cookies_secure)
-    launched = service.launch(settings, database, session, lti_request)
+    # The platform's key set, fetched (or cached) without blocking; then the checks and the
+    # database work on a worker thread.
+    keys = await service.platform_key_sets(settings, lti_request, _key_sets(request))
+    launch = partial(service.launch, key_sets=keys)
+    launched = await anyio.to_thread.run_sync(launch, settings, database, session, lti_request)
     response = RedirectResponse(f"/learn/{launched.course.slug}", status_code=303)
     set_session_cookie(
         response, settings=settings, token=auth.token_for_launch(settings, launched.user)

@@ -1,13 +1,18 @@
-"""`extract_isolated`: read a file in a child process killed at the time limit."""
+"""`extract_isolated`: read a file in a child process killed at the time limit, within an
+address-space limit (`limits.extraction_memory_mb`), and only while a reader slot is free
+(`offload.slots("extraction")`: `limits.extraction_processes` at once, one per owner)."""
 
 from __future__ import annotations
 
 import logging
 import multiprocessing
+import resource
 import traceback
+from collections.abc import Hashable
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 
+from tutorgraph import offload
 from tutorgraph.content.extract.base import (
     ExtractedDocument,
     ExtractionError,
@@ -21,14 +26,37 @@ from tutorgraph.content.extract.pipeline import extract
 
 
 def extract_isolated(
-    filename: str, data: bytes, *, limits: ExtractionLimits = ExtractionLimits()
+    filename: str,
+    data: bytes,
+    *,
+    limits: ExtractionLimits = ExtractionLimits(),
+    owner: Hashable | None = None,
+    wait_seconds: float | None = None,
 ) -> ExtractedDocument:
     """`extract` in a spawned process killed after `limits.timeout_seconds`, so a PDF that makes
-    the parser spin (or crash) costs one process, not the server. Blocks: call it from a thread."""
+    the parser spin (or crash) costs one process, not the server. Blocks: call it from a thread
+    (the `extraction` pool).
+
+    A reader slot is taken first. `wait_seconds=0` (an upload a learner waits for) refuses at
+    once with `offload.Busy` (429) when the server's readers are all busy or `owner` already has
+    one; otherwise (a background build) it waits up to `wait_seconds` (default: the time limit),
+    then fails as an ExtractionError."""
+    wait = limits.timeout_seconds if wait_seconds is None else wait_seconds
+    try:
+        with offload.slots("extraction").claim(owner, wait=wait):
+            return _extract_in_process(filename, data, limits)
+    except offload.Busy as exc:
+        if wait_seconds == 0:
+            raise
+        raise _fail(filename, f"was not read: {exc.message}") from None
+
+
+def _extract_in_process(filename: str, data: bytes, limits: ExtractionLimits) -> ExtractedDocument:
+    memory = offload.process_limits().extraction_memory_mb * 2**20
     context = multiprocessing.get_context("spawn")
     receiver, sender = context.Pipe(duplex=False)
     process = context.Process(
-        target=_extract_in_child, args=(sender, filename, data, limits), daemon=True
+        target=_extract_in_child, args=(sender, filename, data, limits, memory), daemon=True
     )
     process.start()
     sender.close()
@@ -59,15 +87,21 @@ def extract_isolated(
 
 
 def _extract_in_child(
-    sender: Connection, filename: str, data: bytes, limits: ExtractionLimits
+    sender: Connection, filename: str, data: bytes, limits: ExtractionLimits, memory: int
 ) -> None:
     """The child's side: send back the document or the error message (exceptions may not
-    pickle; a message always does)."""
+    pickle; a message always does). Its address space is capped first: a file that would
+    need more is refused, not read at the server's expense."""
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     logging.getLogger("pypdf").setLevel(logging.ERROR)  # no handler here: it would go to stderr
     try:
         outcome: tuple[str, object] = ("ok", extract(filename, data, limits=limits))
     except ExtractionError as exc:
         outcome = ("error", exc.message)
+    except MemoryError:
+        limit = memory // 2**20
+        outcome = ("error", f"{filename}: needs more than {limit} MB of memory to read")
     except Exception:
         outcome = ("crash", traceback.format_exc())
     sender.send(outcome)
