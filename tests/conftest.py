@@ -111,11 +111,14 @@ def csrf_token(client: TestClient) -> str:
 
 
 def register_and_login(
-    client: TestClient, email: str = "ada@example.org", password: str = "correct horse"
+    client: TestClient,
+    email: str = "ada@example.org",
+    password: str = "correct horse",
+    name: str = "Ada",
 ) -> dict[str, str]:
     """Create an account through the API and return its Authorization header."""
     response = client.post(
-        "/api/v1/auth/register", json={"email": email, "password": password, "name": "Ada"}
+        "/api/v1/auth/register", json={"email": email, "password": password, "name": name}
     )
     assert response.status_code == 201, response.text
     response = client.post("/api/v1/auth/login", json={"email": email, "password": password})

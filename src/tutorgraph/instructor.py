@@ -21,8 +21,9 @@ from sqlalchemy.orm import Session
 
 from tutorgraph.errors import InputError, NotFoundError, PermissionDeniedError
 from tutorgraph.grading.alerts import ALERT_TEXT_CHARS
-from tutorgraph.knowledge import concept_title, misconception_description
-from tutorgraph.store.courses import course_concepts
+from tutorgraph.knowledge import VisibleKnowledge, visible_knowledge
+from tutorgraph.store import atomic
+from tutorgraph.store.courses import TEACHING_ROLES, course_concepts
 from tutorgraph.store.models import (
     ConceptMastery,
     CourseEnrollment,
@@ -34,7 +35,6 @@ from tutorgraph.store.models import (
 )
 from tutorgraph.store.users import get_user_by_email
 
-TEACHING_ROLES = frozenset({"instructor", "admin"})
 BUCKETS = 5  # mastery distribution: 0-20%, 20-40%, ... 80-100%
 TOP_MISCONCEPTIONS = 10
 EXAMPLES = 3
@@ -47,17 +47,15 @@ EXAMPLE_CHARS = 300
 def enroll(
     session: Session, *, course: LearningPath, user_id: int, role: str = "learner"
 ) -> CourseEnrollment:
-    """Enrol a user (idempotent). An instructor's enrollment is never turned into a learner's."""
+    """Enrol a user (idempotent, also when two requests enrol them at once). An instructor's
+    enrollment is never turned into a learner's."""
+    key = {"learning_path_id": course.id, "user_id": user_id}
+    atomic.insert_missing(session, CourseEnrollment, key=key, values={"role": role})
     row = session.scalar(
-        select(CourseEnrollment).where(
-            CourseEnrollment.learning_path_id == course.id, CourseEnrollment.user_id == user_id
-        )
+        select(CourseEnrollment).filter_by(**key).execution_options(populate_existing=True)
     )
-    if row is None:
-        row = CourseEnrollment(learning_path_id=course.id, user_id=user_id, role=role)
-        session.add(row)
-        session.flush()
-    elif role == "instructor" and row.role != "instructor":
+    assert row is not None
+    if role == "instructor" and row.role != "instructor":
         row.role = "instructor"
         session.flush()
     return row
@@ -92,6 +90,7 @@ class Scope:
     course: LearningPath
     learner_ids: frozenset[int]
     concepts: tuple[str, ...]  # in lesson order
+    knowledge: VisibleKnowledge  # the domains the instructor may see: titles, misconceptions
 
     @property
     def empty(self) -> bool:
@@ -121,10 +120,10 @@ def scope_of(session: Session, *, user: User, slug: str) -> Scope:
     course = next((c for c in taught_courses(session, user=user) if c.slug == slug), None)
     if course is None:
         raise NotFoundError(f"you teach no course {slug!r}")
-    return _scope(session, course)
+    return _scope(session, course, visible_knowledge(session=session, user=user))
 
 
-def _scope(session: Session, course: LearningPath) -> Scope:
+def _scope(session: Session, course: LearningPath, knowledge: VisibleKnowledge) -> Scope:
     learners = frozenset(
         session.scalars(
             select(CourseEnrollment.user_id).where(
@@ -133,11 +132,12 @@ def _scope(session: Session, course: LearningPath) -> Scope:
             )
         )
     )
-    return Scope(course, learners, course_concepts(course))
+    return Scope(course, learners, course_concepts(course), knowledge)
 
 
 def scopes(session: Session, *, user: User) -> list[Scope]:
-    return [_scope(session, course) for course in taught_courses(session, user=user)]
+    knowledge = visible_knowledge(session=session, user=user)
+    return [_scope(session, course, knowledge) for course in taught_courses(session, user=user)]
 
 
 # ---- alerts ---------------------------------------------------------------------------------
@@ -158,13 +158,13 @@ class AlertView(BaseModel):
     handled_at: datetime | None
 
 
-def _view(alert: InstructorAlert, learner: str, course: str) -> AlertView:
+def _view(alert: InstructorAlert, learner: str, scope: Scope) -> AlertView:
     return AlertView(
         id=alert.id,
-        course=course,
+        course=scope.course.slug,
         learner=learner,
         concept=alert.concept,
-        concept_title=concept_title(alert.concept),
+        concept_title=scope.knowledge.concept_title(alert.concept),
         score=alert.score,
         question=alert.question,
         answer=alert.answer,
@@ -186,7 +186,7 @@ def alerts(session: Session, *, scope: Scope, open_only: bool = True) -> list[Al
     )
     if open_only:
         query = query.where(InstructorAlert.read_at.is_(None))
-    return [_view(alert, name, scope.course.slug) for alert, name in session.execute(query)]
+    return [_view(alert, name, scope) for alert, name in session.execute(query)]
 
 
 def visible_alerts(session: Session, *, user: User, open_only: bool) -> list[AlertView]:
@@ -218,7 +218,7 @@ def handle_alert(session: Session, *, user: User, alert_id: int) -> AlertView:
         alert.read_at, alert.handled_by = utcnow(), user.id
         session.flush()
     learner = session.get(User, alert.user_id)
-    return _view(alert, learner.name if learner else "", scope.course.slug)
+    return _view(alert, learner.name if learner else "", scope)
 
 
 # ---- the dashboard --------------------------------------------------------------------------
@@ -286,7 +286,9 @@ def _mastery_rows(session: Session, scope: Scope) -> list[ConceptMastery]:
 
 
 def _mastery_distribution(session: Session, scope: Scope) -> list[ConceptCohort]:
-    cohorts = {c: ConceptCohort(concept=c, title=concept_title(c)) for c in scope.concepts}
+    cohorts = {
+        c: ConceptCohort(concept=c, title=scope.knowledge.concept_title(c)) for c in scope.concepts
+    }
     totals: dict[str, float] = {}
     for row in _mastery_rows(session, scope):
         cohort = cohorts[row.concept]
@@ -320,7 +322,7 @@ def _common_misconceptions(session: Session, scope: Scope) -> list[Misconception
                 entry = found[key] = MisconceptionCohort(
                     id=key[1],
                     concept=key[0],
-                    description=misconception_description(*key),
+                    description=scope.knowledge.misconception_description(*key),
                     answers=0,
                     learners=0,
                     examples=[],
@@ -355,7 +357,7 @@ def export_csv(session: Session, *, scope: Scope) -> str:
     for row in rows:
         name = names.get(row.user_id, "")
         writer.writerow(
-            [row.user_id, _cell(name), row.concept, concept_title(row.concept),
+            [row.user_id, _cell(name), row.concept, scope.knowledge.concept_title(row.concept),
              f"{row.wma:.4f}", f"{row.bkt:.4f}", row.attempts,
              open_alerts[(name, row.concept)], row.updated_at.isoformat()]
         )  # fmt: skip

@@ -114,7 +114,8 @@ def test_bad_input_and_stale_answers_are_refused(client: TestClient) -> None:
     unknown = client.post(
         "/api/v1/assessments", json={"domain": "cooking", "target_level": "mid"}, headers=headers
     )
-    assert unknown.status_code == 422 and "cooking" in unknown.json()["detail"]
+    detail = unknown.json()["detail"]  # an unknown domain, like a hidden one: 404, no list
+    assert unknown.status_code == 404 and "cooking" in detail and "python" not in detail
     started = _start(client, headers)
     first = started["interrupt"]["question"]["id"]
     url = f"/api/v1/assessments/{started['id']}/answers"

@@ -22,7 +22,7 @@ from tutorgraph.constructor.state import CHECKPOINT_TYPES, ConstructorState
 from tutorgraph.content.extract import ExtractionLimits
 from tutorgraph.content.quiz_export import quiz_bank
 from tutorgraph.engines import offline_engine
-from tutorgraph.knowledge import find_topic, get_domain
+from tutorgraph.knowledge import find_topic, get_domain, visible_knowledge
 from tutorgraph.llm import Model
 from tutorgraph.llm.scripted import ScriptedEngine
 from tutorgraph.store import courses, users
@@ -133,10 +133,10 @@ async def test_publishing_makes_a_private_course_with_a_usable_knowledge_base(
     assert state["phase"] == "validated" and state["report"] is not None
     with database.session() as session:
         owner = users.create_user(
-            session=session, email="ann@example.org", password="long enough", name="Ann"
+            session=session, email="ann@example.org", password="plenty long enough", name="Ann"
         )
         other = users.create_user(
-            session=session, email="bo@example.org", password="long enough", name="Bo"
+            session=session, email="bo@example.org", password="plenty long enough", name="Bo"
         )
         for _ in range(2):  # publishing again updates in place
             publish_course(session, state, owner_id=owner.id, slug="python-basics")
@@ -154,7 +154,7 @@ async def test_publishing_makes_a_private_course_with_a_usable_knowledge_base(
         assert "## Key points" in first.reference_kb
         kb = get_domain("python-basics")
         assert kb.domain.topics[0].questions, "the quiz bank became the domain's questions"
-        bank = quiz_bank(course)
+        bank = quiz_bank(course, visible_knowledge(session=session, user=owner))
         assert len(bank.open_items) == len(state["quiz_bank"].kept())  # type: ignore[union-attr]
 
 

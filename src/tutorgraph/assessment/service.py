@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import builtins
 import logging
-import weakref
 from datetime import UTC, datetime
 from typing import cast
 
@@ -36,13 +35,14 @@ from tutorgraph.grading import mastery
 from tutorgraph.grading.decision import decide
 from tutorgraph.grading.evaluator import Evaluator
 from tutorgraph.grading.events import EVENT_TEXT_CHARS, store_event
-from tutorgraph.knowledge import TARGET_LEVELS, TargetLevel, get_domain, shipped_domains
+from tutorgraph.knowledge import TARGET_LEVELS, TargetLevel, get_domain, visible_domain
 from tutorgraph.learning import reviews
 from tutorgraph.limits import require_answer
 from tutorgraph.llm import Model
 from tutorgraph.store.checkpoints import ASSESSMENT_DURABILITY
 from tutorgraph.store.db import Database
-from tutorgraph.store.models import Assessment, new_uuid, utcnow
+from tutorgraph.store.models import Assessment, User, new_uuid, utcnow
+from tutorgraph.store.thread_locks import ThreadLocks
 from tutorgraph.wording import counted
 
 log = logging.getLogger(__name__)
@@ -192,18 +192,16 @@ class AssessmentService:
         self.database = database
         self.graph = compile_graph(checkpointer)
         self.context = AssessmentContext(model=model, evaluator=evaluator or Evaluator(model))
-        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+        self.threads = ThreadLocks(database.engine)
 
     async def start(self, *, user_id: int | None, domain: str, target_level: str) -> AssessmentView:
-        """Create the assessment and run it to its first question."""
-        if domain not in shipped_domains():
-            known = ", ".join(sorted(shipped_domains()))
-            raise InputError(f"domain: no knowledge-base domain {domain!r} (known: {known})")
+        """Create the assessment and run it to its first question (on a domain the user may
+        see: 404 otherwise)."""
         level = _target_level(target_level)
         row = await asyncio.to_thread(self._create, user_id, domain, level)
         log.info("assessment %s started: %s/%s for user %s", row.id, domain, level, user_id)
         start: AssessmentInput = {"domain": domain, "target_level": level}
-        async with self._lock(row.id):
+        async with self.threads.hold(row.thread_id):
             await self.graph.ainvoke(
                 start, _config(row), context=self.context, durability=ASSESSMENT_DURABILITY
             )
@@ -222,7 +220,7 @@ class AssessmentService:
         row = await asyncio.to_thread(self._load, assessment_id, user_id, any_owner)
         if row.status == "complete":
             raise ConflictError(f"assessment {row.id} is complete; it takes no more answers")
-        async with self._lock(row.id):
+        async with self.threads.hold(row.thread_id):
             config = _config(row)
             snapshot = await self.graph.aget_state(config)
             waiting = pending_interrupt(snapshot)
@@ -271,15 +269,10 @@ class AssessmentService:
         row = await asyncio.to_thread(self._save, row.id, report)
         return _view(row, waiting)
 
-    def _lock(self, assessment_id: str) -> asyncio.Lock:
-        lock = self._locks.get(assessment_id)
-        if lock is None:
-            lock = asyncio.Lock()
-            self._locks[assessment_id] = lock
-        return lock
-
     def _create(self, user_id: int | None, domain: str, level: TargetLevel) -> Assessment:
         with self.database.session() as session:
+            user = session.get(User, user_id) if user_id is not None else None
+            visible_domain(session=session, user=user, name=domain)
             assessment_id = new_uuid()
             row = Assessment(
                 id=assessment_id,

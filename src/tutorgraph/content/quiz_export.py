@@ -15,7 +15,7 @@ import zipfile
 from dataclasses import dataclass
 from xml.etree import ElementTree as ET
 
-from tutorgraph.knowledge import find_topic
+from tutorgraph.knowledge import VisibleKnowledge
 from tutorgraph.store.courses import course_concepts, course_lessons
 from tutorgraph.store.models import LearningPath
 
@@ -65,7 +65,9 @@ class QuizBank:
         return [*self.choices, *self.open_items]
 
 
-def quiz_bank(course: LearningPath) -> QuizBank:
+def quiz_bank(course: LearningPath, knowledge: VisibleKnowledge) -> QuizBank:
+    """The course's cards and the questions of its concepts, from the domains the exporting
+    user may see (`knowledge`)."""
     choices: list[ChoiceItem] = []
     for lesson in course_lessons(course):
         for card in lesson.quiz or []:
@@ -86,10 +88,10 @@ def quiz_bank(course: LearningPath) -> QuizBank:
             )
     open_items: list[OpenItem] = []
     for concept in course_concepts(course):
-        found = find_topic(concept)
+        found = knowledge.topic(concept)
         if found is None:
             continue
-        topic = found[0].topic(concept)
+        topic = found[1]
         for question in sorted(topic.questions, key=lambda q: (q.bloom_level.rank, q.id)):
             open_items.append(
                 OpenItem(

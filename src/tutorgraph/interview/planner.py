@@ -22,7 +22,7 @@ from tutorgraph.interview.state import (
     ResumeExploration,
     ResumeStructured,
 )
-from tutorgraph.knowledge import TargetLevel, get_domain, starting_bloom
+from tutorgraph.knowledge import TargetLevel, public_domain, starting_bloom
 
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 TECHNICAL_QUESTIONS = 2  # asked before the evaluation when the resume has a testable skill
@@ -127,7 +127,7 @@ def technical_targets(
     words = set(re.findall(r"[a-z]+", _resume_words(resume)))
     skills = testable_skills(resume) or ([("Python", "python")] if fallback else [])
     for skill, domain in skills:
-        kb = get_domain(domain)
+        kb = public_domain(domain)  # never a course's domain: the interview is anyone's
         topics = sorted(
             kb.domain.topics,
             key=lambda t: (

@@ -25,6 +25,13 @@ from tutorgraph.knowledge.loader import (
     shipped_domains,
 )
 from tutorgraph.knowledge.schema import Domain, Misconception, Question, Resource, Topic
+from tutorgraph.knowledge.visibility import (
+    VisibleKnowledge,
+    may_read,
+    public_domain,
+    visible_domain,
+    visible_knowledge,
+)
 
 __all__ = [
     "QUESTION_TYPES",
@@ -43,15 +50,20 @@ __all__ = [
     "Resource",
     "TargetLevel",
     "Topic",
+    "VisibleKnowledge",
     "all_domains",
     "authored_domains",
     "concept_title",
     "find_topic",
     "get_domain",
     "load_domain_file",
+    "may_read",
     "misconception_description",
     "parse_domain",
+    "public_domain",
     "register_authored",
     "shipped_domains",
     "starting_bloom",
+    "visible_domain",
+    "visible_knowledge",
 ]

@@ -139,15 +139,23 @@ def all_domains() -> dict[str, KnowledgeBase]:
 
 
 def get_domain(name: str) -> KnowledgeBase:
+    """Any loaded domain, with no visibility check: for a domain a check already let through
+    (a stored round or assessment names it). On a user's behalf: `knowledge.visibility`."""
     domains = all_domains()
     if name not in domains:
-        known = ", ".join(sorted(domains)) or "none"
-        raise NotFoundError(f"no knowledge-base domain {name!r} (known: {known})")
+        raise no_domain(name)
     return domains[name]
 
 
+def no_domain(name: str) -> NotFoundError:
+    """The one answer for a domain that does not exist or that the caller may not see: it
+    names no other domain."""
+    return NotFoundError(f"no knowledge-base domain {name!r}")
+
+
 def find_topic(topic_id: str) -> tuple[KnowledgeBase, str] | None:
-    """The domain that holds a topic id, across shipped domains."""
+    """The domain that holds a topic id, across every loaded domain (no visibility check: on a
+    user's behalf, `knowledge.visibility`)."""
     for kb in all_domains().values():
         if topic_id in kb.topics:
             return kb, topic_id

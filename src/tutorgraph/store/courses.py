@@ -1,5 +1,12 @@
-"""Courses, lessons, sharing and progress, with the visibility rules of the spec: a private
-course is visible to its owner and to users it was shared with; to anyone else it does not exist."""
+"""Courses, lessons, sharing and progress, with the one visibility rule every reader of a course
+or of its knowledge-base domain asks (`may_see`): a public course is visible to everyone; a
+private one to its owner, to the users who joined it by its share link, to its instructors and to
+admins. To anyone else it does not exist (404, never 403).
+
+Who may make a course public: its owner when they are an instructor or an admin, and any admin
+(the moderation path for a learner's course). A learner's course stays private and travels by
+its share link; made public, it is listed as its author's course (Community Courses), after the
+platform's own."""
 
 from __future__ import annotations
 
@@ -8,12 +15,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-from sqlalchemy import or_, select
+from sqlalchemy import ColumnElement, Select, or_, select, true
 from sqlalchemy.orm import Session
 
 from tutorgraph.errors import InputError, NotFoundError, PermissionDeniedError
 from tutorgraph.store import xapi_outbox
 from tutorgraph.store.models import (
+    AuthoredDomain,
+    CourseEnrollment,
     CourseShare,
     LearningPath,
     Lesson,
@@ -23,59 +32,118 @@ from tutorgraph.store.models import (
     utcnow,
 )
 
-Section = Literal["my", "shared", "platform"]
+# my: you own it; shared: you joined it by its link, or you teach it; platform: the operator's
+# (seeded, no owner); community: another user's, made public (admins: any user's).
+Section = Literal["my", "shared", "platform", "community"]
+SECTIONS: tuple[Section, ...] = ("my", "shared", "platform", "community")
+TEACHING_ROLES = frozenset({"instructor", "admin"})  # teach courses; may make theirs public
 
 
 @dataclass(frozen=True)
 class VisibleCourse:
     course: LearningPath
     section: Section
+    author: str | None  # the owner's name; None for a platform course
 
 
-def _shared_ids(session: Session, user: User | None) -> set[int]:
-    if user is None:
-        return set()
-    return set(
-        session.scalars(select(CourseShare.learning_path_id).where(CourseShare.user_id == user.id))
+def may_see(user: User | None) -> ColumnElement[bool]:
+    """The visibility rule, as a condition on LearningPath: public, or the user owns it, joined
+    it by its share link, teaches it (an instructor enrolled as one), or is an admin."""
+    if user is not None and user.role == "admin":
+        return true()
+    conditions: list[ColumnElement[bool]] = [LearningPath.visibility == "public"]
+    if user is not None:
+        conditions += [LearningPath.created_by == user.id, LearningPath.id.in_(_joined(user))]
+        if user.role in TEACHING_ROLES:
+            conditions.append(LearningPath.id.in_(_taught(user)))
+    return or_(*conditions)
+
+
+def _joined(user: User) -> Select[int]:
+    return select(CourseShare.learning_path_id).where(CourseShare.user_id == user.id)
+
+
+def _taught(user: User) -> Select[int]:
+    return select(CourseEnrollment.learning_path_id).where(
+        CourseEnrollment.user_id == user.id, CourseEnrollment.role == "instructor"
     )
 
 
 def visible_courses(*, session: Session, user: User | None) -> list[VisibleCourse]:
-    """Every course the user may see, tagged My Courses / Shared with Me / Platform Courses."""
+    """Every course the user may see, by section (my, shared, platform, community), each in
+    its order."""
     shared = _shared_ids(session, user)
-    conditions = [LearningPath.visibility == "public"]
-    if user is not None:
-        conditions.append(LearningPath.created_by == user.id)
-        if shared:
-            conditions.append(LearningPath.id.in_(shared))
-    courses = session.scalars(
-        select(LearningPath)
-        .where(or_(*conditions))
-        .order_by(LearningPath.order_index, LearningPath.title)
+    rows = session.execute(
+        select(LearningPath, User.name)
+        .outerjoin(User, User.id == LearningPath.created_by)
+        .where(may_see(user))
+        .order_by(LearningPath.order_index, LearningPath.title, LearningPath.id)
     ).all()
-    result = []
-    for course in courses:
-        if user is not None and course.created_by == user.id:
-            section: Section = "my"
-        elif course.id in shared:
-            section = "shared"
-        else:
-            section = "platform"
-        result.append(VisibleCourse(course, section))
-    return result
+    found = [
+        VisibleCourse(course, _section(course, user, shared), author) for course, author in rows
+    ]
+    return sorted(found, key=lambda v: SECTIONS.index(v.section))
+
+
+def section_of(*, session: Session, user: User | None, course: LearningPath) -> Section:
+    return _section(course, user, _shared_ids(session, user))
+
+
+def author_of(*, session: Session, course: LearningPath) -> str | None:
+    """The owner's name, shown with the course; None for a platform course."""
+    owner = session.get(User, course.created_by) if course.created_by is not None else None
+    return owner.name if owner is not None else None
+
+
+def _section(course: LearningPath, user: User | None, shared: set[int]) -> Section:
+    if user is not None and course.created_by == user.id:
+        return "my"
+    if course.id in shared:
+        return "shared"
+    if course.created_by is None:
+        return "platform"
+    return "community"
+
+
+def _shared_ids(session: Session, user: User | None) -> set[int]:
+    """The courses the user joined by a share link or teaches (Shared with Me)."""
+    if user is None:
+        return set()
+    ids = set(session.scalars(_joined(user)))
+    if user.role in TEACHING_ROLES:
+        ids |= set(session.scalars(_taught(user)))
+    return ids
 
 
 def can_see(*, session: Session, user: User | None, course: LearningPath) -> bool:
-    if course.visibility == "public":
-        return True
-    if user is None:
-        return False
-    return course.created_by == user.id or course.id in _shared_ids(session, user)
+    return (
+        session.scalar(select(LearningPath.id).where(LearningPath.id == course.id, may_see(user)))
+        is not None
+    )
+
+
+def visible_domain_names(*, session: Session, user: User | None) -> set[str]:
+    """The knowledge-base domains of the published courses the user may see."""
+    return set(session.scalars(_visible_domains(user)))
+
+
+def domain_visible(*, session: Session, user: User | None, name: str) -> bool:
+    """Whether a published course's domain is one the user may see (False for no such one)."""
+    found = session.scalar(_visible_domains(user).where(AuthoredDomain.name == name))
+    return found is not None
+
+
+def _visible_domains(user: User | None) -> Select[str]:
+    return (
+        select(AuthoredDomain.name)
+        .join(LearningPath, LearningPath.id == AuthoredDomain.learning_path_id)
+        .where(may_see(user))
+    )
 
 
 def get_course(*, session: Session, slug: str, user: User | None) -> LearningPath:
-    course = session.scalar(select(LearningPath).where(LearningPath.slug == slug))
-    if course is None or not can_see(session=session, user=user, course=course):
+    course = session.scalar(select(LearningPath).where(LearningPath.slug == slug, may_see(user)))
+    if course is None:
         raise NotFoundError(f"no course {slug!r}")
     return course
 
@@ -169,11 +237,24 @@ def remove_member(*, session: Session, course: LearningPath, user: User, member_
 
 
 def set_visibility(*, session: Session, course: LearningPath, user: User, visibility: str) -> None:
+    """Make a course public or private: its owner or an admin; public only by an owner who is
+    an instructor or an admin (a learner asks an admin, who may publish any course)."""
     _owned(course, user)
     if visibility not in ("public", "private"):
         raise InputError("visibility: must be public or private")
+    if visibility == "public" and not may_publish(course=course, user=user):
+        raise PermissionDeniedError(
+            "only instructors and admins make a course public; share yours by its link, or "
+            "ask an admin to publish it"
+        )
     course.visibility = visibility
     session.flush()
+
+
+def may_publish(*, course: LearningPath, user: User) -> bool:
+    """Whether the user may make the course public: an admin, or its owner with a teaching
+    role."""
+    return user.role == "admin" or (course.created_by == user.id and user.role in TEACHING_ROLES)
 
 
 def join_by_token(*, session: Session, token: str, user: User) -> LearningPath:
@@ -181,7 +262,8 @@ def join_by_token(*, session: Session, token: str, user: User) -> LearningPath:
     course = session.scalar(select(LearningPath).where(LearningPath.share_token == token))
     if course is None or not token:
         raise NotFoundError("this share link is not valid (it may have been replaced)")
-    if course.created_by != user.id and course.id not in _shared_ids(session, user):
+    joined = session.scalar(_joined(user).where(CourseShare.learning_path_id == course.id))
+    if course.created_by != user.id and joined is None:
         session.add(CourseShare(learning_path_id=course.id, user_id=user.id))
         session.flush()
     return course

@@ -21,7 +21,12 @@ from tutorgraph.web.templating import remember_user, render
 
 router = APIRouter(route_class=UnitOfWorkRoute, include_in_schema=False)
 
-SECTIONS = (("my", "My Courses"), ("shared", "Shared with Me"), ("platform", "Platform Courses"))
+SECTIONS = (
+    ("my", "My Courses"),
+    ("shared", "Shared with Me"),
+    ("platform", "Platform Courses"),
+    ("community", "Community Courses"),  # other users' courses, made public: after the platform's
+)
 
 
 @router.get("/learn", response_class=HTMLResponse)
@@ -34,6 +39,7 @@ def learn(request: Request, session: SessionDep, user: OptionalUser) -> Response
         grouped[visible.section].append(
             {
                 "course": visible.course,
+                "author": visible.author,
                 "lessons": len(lessons),
                 "completed": sum(1 for lesson in lessons if lesson.id in done),
             }
@@ -59,6 +65,7 @@ def _course_page(
         if owner and user is not None
         else []
     )
+    publisher = user is not None and courses.may_publish(course=course, user=user)
     share_url = (
         str(request.base_url).rstrip("/") + f"/join/{course.share_token}"
         if owner and course.share_token
@@ -73,6 +80,8 @@ def _course_page(
             "total": len(lessons),
             "completed": sum(1 for lesson in lessons if lesson.id in done),
             "owner": owner,
+            "author": courses.author_of(session=session, course=course),
+            "publisher": publisher,
             "members": members,
             "share_url": share_url,
             "note": note,
@@ -96,6 +105,26 @@ def share_course(
     else:
         courses.create_share_token(session=session, course=course, user=user)
         note = "Here is the share link: anyone with it who logs in can open the course."
+    return _course_page(request, session, user, slug, note=note)
+
+
+@router.post("/learn/{slug}/visibility", response_class=HTMLResponse)
+def change_visibility(
+    slug: str,
+    request: Request,
+    session: SessionDep,
+    user: CurrentUser,
+    visibility: Annotated[str, Form(max_length=20)],
+) -> Response:
+    """Make the course public (an owner who teaches, or an admin) or private again."""
+    course = courses.get_course(session=session, slug=slug, user=user)
+    courses.set_visibility(session=session, course=course, user=user, visibility=visibility)
+    author = courses.author_of(session=session, course=course)
+    note = (
+        f"The course is public: everyone can open it, listed as {author}'s under Community Courses."
+        if visibility == "public" and author is not None
+        else f"The course is {visibility}."
+    )
     return _course_page(request, session, user, slug, note=note)
 
 

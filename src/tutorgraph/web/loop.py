@@ -11,9 +11,10 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from tutorgraph import practice
 from tutorgraph.api.deps import CurrentUser, NowDep, SessionDep
 from tutorgraph.api.unit_of_work import UnitOfWorkRoute
-from tutorgraph.errors import InputError
-from tutorgraph.knowledge import concept_title, find_topic, shipped_domains
+from tutorgraph.errors import NotFoundError
+from tutorgraph.knowledge import concept_title, shipped_domains, visible_knowledge
 from tutorgraph.learning import planner, progress, reviews
+from tutorgraph.store.ids import DbId
 from tutorgraph.web.knowledge_svg import mastery_layout
 from tutorgraph.web.templating import remember_user, render
 
@@ -34,7 +35,7 @@ def take_next(
     session: SessionDep,
     user: CurrentUser,
     now: NowDep,
-    step_id: Annotated[int | None, Form()] = None,
+    step_id: Annotated[DbId | None, Form()] = None,
 ) -> Response:
     """The Continue button: take the step shown (or the current one) and go there."""
     url = planner.take(session, user=user, step_id=step_id, now=now)
@@ -67,9 +68,9 @@ def start_review(
     concept: Annotated[str, Form(max_length=200)],
 ) -> Response:
     """A short practice round on one concept: the review."""
-    found = find_topic(concept)
-    if found is None:
-        raise InputError(f"concept: {concept!r} is not a concept of the knowledge base")
+    found = visible_knowledge(session=session, user=user).topic(concept)
+    if found is None:  # not a concept, or one of a course the learner may not see: alike
+        raise NotFoundError(f"no knowledge-base concept {concept!r}")
     quiz = practice.start_round(
         session=session,
         user_id=user.id,

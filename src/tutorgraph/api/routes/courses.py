@@ -7,6 +7,7 @@ from typing import Literal
 
 from fastapi import APIRouter, Response
 from pydantic import BaseModel, Field
+from sqlalchemy.orm import Session
 
 from tutorgraph import instructor
 from tutorgraph.api.deps import CurrentUser, OptionalUser, SessionDep
@@ -14,7 +15,7 @@ from tutorgraph.api.openapi_problems import problem_responses
 from tutorgraph.api.unit_of_work import UnitOfWorkRoute
 from tutorgraph.store import courses
 from tutorgraph.store.ids import DbId
-from tutorgraph.store.models import LearningPath
+from tutorgraph.store.models import LearningPath, User
 
 router = APIRouter(route_class=UnitOfWorkRoute, prefix="/courses", tags=["courses"])
 
@@ -26,7 +27,11 @@ class CourseOut(BaseModel):
     level: str
     domain: str
     visibility: str
-    section: courses.Section
+    section: courses.Section = Field(
+        description="my (yours), shared (joined by its link, or you teach it), platform (the "
+        "platform's own), community (another user's course, made public)."
+    )
+    author: str | None = Field(description="The owner's name; null for a platform course.")
     lesson_count: int
     completed_count: int
 
@@ -63,7 +68,9 @@ class VisibilityIn(BaseModel):
     visibility: Literal["public", "private"]
 
 
-def course_out(course: LearningPath, section: courses.Section, done: set[int]) -> CourseOut:
+def course_out(
+    course: LearningPath, section: courses.Section, done: set[int], author: str | None
+) -> CourseOut:
     lessons = courses.course_lessons(course)
     return CourseOut(
         slug=course.slug,
@@ -73,6 +80,7 @@ def course_out(course: LearningPath, section: courses.Section, done: set[int]) -
         domain=course.domain,
         visibility=course.visibility,
         section=section,
+        author=author,
         lesson_count=len(lessons),
         completed_count=sum(1 for lesson in lessons if lesson.id in done),
     )
@@ -80,10 +88,10 @@ def course_out(course: LearningPath, section: courses.Section, done: set[int]) -
 
 @router.get("")
 def list_courses(session: SessionDep, user: OptionalUser) -> list[CourseOut]:
-    """Courses you can see; `section` is my, shared or platform."""
+    """Courses you can see, by `section`: my, shared, platform, then community."""
     done = courses.completed_lesson_ids(session=session, user=user)
     return [
-        course_out(v.course, v.section, done)
+        course_out(v.course, v.section, done, v.author)
         for v in courses.visible_courses(session=session, user=user)
     ]
 
@@ -93,14 +101,6 @@ def get_course(slug: str, session: SessionDep, user: OptionalUser) -> CourseDeta
     """A course with its modules and their lessons (404 when it is not visible to you)."""
     course = courses.get_course(session=session, slug=slug, user=user)
     done = courses.completed_lesson_ids(session=session, user=user)
-    section: courses.Section = next(
-        (
-            v.section
-            for v in courses.visible_courses(session=session, user=user)
-            if v.course.id == course.id
-        ),
-        "platform",
-    )
     modules = [
         ModuleOut(
             title=module.title,
@@ -117,7 +117,12 @@ def get_course(slug: str, session: SessionDep, user: OptionalUser) -> CourseDeta
         )
         for module in course.modules
     ]
-    return CourseDetail(**course_out(course, section, done).model_dump(), modules=modules)
+    return CourseDetail(**_out(session, course, user, done).model_dump(), modules=modules)
+
+
+def _out(session: Session, course: LearningPath, user: User | None, done: set[int]) -> CourseOut:
+    section = courses.section_of(session=session, user=user, course=course)
+    return course_out(course, section, done, courses.author_of(session=session, course=course))
 
 
 @router.post("/{slug}/share", responses=problem_responses(403))
@@ -158,10 +163,12 @@ def remove_member(slug: str, user_id: DbId, session: SessionDep, user: CurrentUs
 def change_visibility(
     slug: str, body: VisibilityIn, session: SessionDep, user: CurrentUser
 ) -> CourseOut:
+    """Make the course public or private (its owner or an admin). Only an owner who is an
+    instructor or an admin makes a course public (403 for a learner: an admin publishes it);
+    a learner's course made public is listed as theirs, under community."""
     course = courses.get_course(session=session, slug=slug, user=user)
     courses.set_visibility(session=session, course=course, user=user, visibility=body.visibility)
-    done = courses.completed_lesson_ids(session=session, user=user)
-    return course_out(course, "my", done)
+    return _out(session, course, user, courses.completed_lesson_ids(session=session, user=user))
 
 
 class InstructorIn(BaseModel):
@@ -202,6 +209,4 @@ def accept_share(token: str, session: SessionDep, user: CurrentUser) -> CourseOu
     course = courses.join_by_token(session=session, token=token, user=user)
     if course.created_by != user.id:
         instructor.enroll(session, course=course, user_id=user.id)
-    done = courses.completed_lesson_ids(session=session, user=user)
-    section: courses.Section = "my" if course.created_by == user.id else "shared"
-    return course_out(course, section, done)
+    return _out(session, course, user, courses.completed_lesson_ids(session=session, user=user))

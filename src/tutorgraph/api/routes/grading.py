@@ -17,7 +17,7 @@ from tutorgraph.errors import NotFoundError, PermissionDeniedError
 from tutorgraph.grading import mastery
 from tutorgraph.grading.evaluator import Evaluator, GradeResult
 from tutorgraph.grading.types import GradingRequest, KnownMisconception
-from tutorgraph.knowledge import shipped_domains
+from tutorgraph.knowledge import VisibleKnowledge, find_topic, visible_knowledge
 from tutorgraph.learning import planner
 from tutorgraph.limits import check_answer, require_answer
 from tutorgraph.store.ids import DbId
@@ -44,26 +44,29 @@ class GradeIn(BaseModel):
         return self
 
 
-def grading_request(body: GradeIn) -> GradingRequest:
-    """Resolve a knowledge-base question id, or take the caller's question as given."""
+def grading_request(body: GradeIn, knowledge: VisibleKnowledge) -> GradingRequest:
+    """Resolve a knowledge-base question id among the domains the caller may see, or take the
+    caller's question as given (its `concept`, when a knowledge-base topic, one they may see:
+    grading reads that topic's misconceptions and key points)."""
     if body.question_id is not None:
-        for kb in shipped_domains().values():
-            found = kb.question(body.question_id)
-            if found is not None:
-                topic, question = found
-                return GradingRequest(
-                    question=question.text,
-                    reference_answer=question.reference_answer,
-                    answer=body.answer,
-                    rubric=list(question.rubric),
-                    misconceptions=[
-                        KnownMisconception(id=m.id, description=m.description, cues=list(m.cues))
-                        for m in topic.misconceptions
-                    ],
-                    difficulty=question.difficulty,
-                    concept=topic.id,
-                )
-        raise NotFoundError(f"no knowledge-base question {body.question_id!r}")
+        found = knowledge.question(body.question_id)
+        if found is None:
+            raise NotFoundError(f"no knowledge-base question {body.question_id!r}")
+        topic, question = found
+        return GradingRequest(
+            question=question.text,
+            reference_answer=question.reference_answer,
+            answer=body.answer,
+            rubric=list(question.rubric),
+            misconceptions=[
+                KnownMisconception(id=m.id, description=m.description, cues=list(m.cues))
+                for m in topic.misconceptions
+            ],
+            difficulty=question.difficulty,
+            concept=topic.id,
+        )
+    if body.concept and knowledge.topic(body.concept) is None and find_topic(body.concept):
+        raise NotFoundError(f"no knowledge-base concept {body.concept!r}")
     values: dict[str, object] = {
         "question": body.question,
         "reference_answer": body.reference_answer,
@@ -108,7 +111,10 @@ async def grade(
             "(question_id), not with a reference answer the caller supplies"
         )
     evaluator: Evaluator = request.app.state.evaluator
-    graded = grading_request(body)
+    knowledge = await anyio.to_thread.run_sync(
+        functools.partial(visible_knowledge, session=session, user=user)
+    )
+    graded = grading_request(body, knowledge)
     result = await evaluator.evaluate(graded, session=session, user_id=user.id)
     upcoming = (
         await anyio.to_thread.run_sync(

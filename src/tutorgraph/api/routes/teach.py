@@ -78,7 +78,7 @@ def export_qti(slug: str, session: SessionDep, user: InstructorUser) -> Response
     as a QTI 3.0 content package: for the instructors of the course only."""
     scope = instructor.scope_of(session, user=user, slug=slug)
     return Response(
-        quiz_export.qti_package(quiz_export.quiz_bank(scope.course)),
+        quiz_export.qti_package(quiz_export.quiz_bank(scope.course, scope.knowledge)),
         media_type="application/zip",
         headers={"Content-Disposition": f'attachment; filename="{slug}-qti3.zip"'},
     )
@@ -93,7 +93,7 @@ def export_moodle(slug: str, session: SessionDep, user: InstructorUser) -> Respo
     """The course's quiz bank as a Moodle XML question-bank import file."""
     scope = instructor.scope_of(session, user=user, slug=slug)
     return Response(
-        quiz_export.moodle_xml(quiz_export.quiz_bank(scope.course)),
+        quiz_export.moodle_xml(quiz_export.quiz_bank(scope.course, scope.knowledge)),
         media_type="application/xml",
         headers={"Content-Disposition": f'attachment; filename="{slug}-moodle.xml"'},
     )
