@@ -1,5 +1,8 @@
 """Practice rounds: questions from one knowledge-base topic, answered one at a time, graded, with
-mastery tracked. Rounds are stored (QuizSession / QuizQuestion / QuizAnswer) and resume."""
+mastery tracked. Rounds are stored (QuizSession / QuizQuestion / QuizAnswer) and resume.
+
+A round is on a domain its learner may see (`knowledge.visibility`); once they may no longer see
+it (removed from a shared course, the course made private), its rounds are gone for them too."""
 
 from __future__ import annotations
 
@@ -17,9 +20,10 @@ from tutorgraph.grading import mastery
 from tutorgraph.grading.evaluator import Evaluator, GradeResult
 from tutorgraph.grading.meaning import Analysis
 from tutorgraph.grading.types import GradingRequest, KnownMisconception
-from tutorgraph.knowledge import get_domain
+from tutorgraph.knowledge import get_domain, may_read, visible_domain, visible_knowledge
 from tutorgraph.knowledge.bloom import BloomLevel
-from tutorgraph.store.models import QuizAnswer, QuizQuestion, QuizSession, utcnow
+from tutorgraph.store import atomic
+from tutorgraph.store.models import QuizAnswer, QuizQuestion, QuizSession, User, utcnow
 
 ROUND_LENGTH = 5
 MAX_ATTEMPTS = 3  # the first answer and two retries
@@ -113,7 +117,7 @@ def round_out(progress: Progress) -> RoundOut:
 
 def view_round(*, session: Session, user_id: int, round_id: str) -> RoundOut:
     """A learner's round as the API and the Practice page show it."""
-    return round_out(load_round(session=session, user_id=user_id, round_id=round_id))
+    return round_out(open_round(session=session, user_id=user_id, round_id=round_id))
 
 
 def start_round(
@@ -127,7 +131,7 @@ def start_round(
 ) -> QuizSession:
     """A new round of up to `length` questions on a topic, from recall up the Bloom levels;
     with `above` (a Bloom level reached), only the questions above it when there are any."""
-    kb = get_domain(domain)
+    kb = visible_domain(session=session, user=session.get(User, user_id), name=domain)
     if topic not in kb.topics:
         raise InputError(f"topic: {topic!r} is not a topic of the {domain} domain")
     questions = sorted(kb.topic(topic).questions, key=lambda q: (q.bloom_level.rank, q.id))
@@ -181,7 +185,8 @@ def _may_ask_again(progress: Progress, question: QuizQuestion) -> bool:
 
 def retry_question(*, session: Session, user_id: int, round_id: str, question_id: int) -> None:
     """Ask an answered question again, next: a new attempt, graded and tracked on its own."""
-    progress = load_round(session=session, user_id=user_id, round_id=round_id)
+    progress = load_round(session=session, user_id=user_id, round_id=round_id, lock=True)
+    _visible(session, user_id, progress)
     question = next((q for q in progress.questions if q.id == question_id), None)
     if question is None:
         raise NotFoundError(f"no question {question_id} in this round")
@@ -198,7 +203,7 @@ def queue_again(
 ) -> bool:
     """The path planner's RETRY / ALTERNATE: the question asked again next, with a hint.
     False (nothing queued) when the learner already has a later attempt or used them all."""
-    progress = load_round(session=session, user_id=user_id, round_id=round_id)
+    progress = load_round(session=session, user_id=user_id, round_id=round_id, lock=True)
     question = next((q for q in progress.questions if q.id == question_id), None)
     if question is None or not _may_ask_again(progress, question):
         return False
@@ -272,8 +277,15 @@ def _spread(items: list[T], count: int) -> list[T]:
     return [items[round(i * step)] for i in range(count)]
 
 
-def load_round(*, session: Session, user_id: int, round_id: str) -> Progress:
-    quiz = session.get(QuizSession, round_id)
+def load_round(*, session: Session, user_id: int, round_id: str, lock: bool = False) -> Progress:
+    """The learner's round with its questions and answers. With `lock`, the round is locked
+    until the transaction ends, so two changes to it at once (a double-clicked Submit, a retry
+    beside a queued question) run one after the other on what the first wrote."""
+    quiz = (
+        atomic.locked(session, select(QuizSession).where(QuizSession.id == round_id))
+        if lock
+        else session.get(QuizSession, round_id)
+    )
     if quiz is None or quiz.user_id != user_id:
         raise NotFoundError(f"no practice round {round_id}")
     questions = list(
@@ -292,14 +304,29 @@ def load_round(*, session: Session, user_id: int, round_id: str) -> Progress:
     return Progress(quiz, questions, answers)
 
 
+def open_round(*, session: Session, user_id: int, round_id: str) -> Progress:
+    """The learner's round, when they may still see its domain (else, as for a round that is
+    not theirs, 404)."""
+    progress = load_round(session=session, user_id=user_id, round_id=round_id)
+    return _visible(session, user_id, progress)
+
+
+def _visible(session: Session, user_id: int, progress: Progress) -> Progress:
+    user = session.get(User, user_id)
+    if not may_read(session=session, user=user, name=progress.session.domain):
+        raise NotFoundError(f"no practice round {progress.session.id}")
+    return progress
+
+
 def my_rounds(*, session: Session, user_id: int) -> list[QuizSession]:
-    return list(
-        session.scalars(
-            select(QuizSession)
-            .where(QuizSession.user_id == user_id)
-            .order_by(QuizSession.updated_at.desc())
-        )
+    """The learner's rounds on domains they may see, most recent first."""
+    seen = visible_knowledge(session=session, user=session.get(User, user_id)).domains
+    rounds = session.scalars(
+        select(QuizSession)
+        .where(QuizSession.user_id == user_id)
+        .order_by(QuizSession.updated_at.desc())
     )
+    return [quiz for quiz in rounds if quiz.domain in seen]
 
 
 def grading_request(progress: Progress, answer: str) -> tuple[QuizQuestion, GradingRequest]:
@@ -354,17 +381,30 @@ def save_answer(
 
 
 async def submit_answer(
-    evaluator: Evaluator, *, session: Session, user_id: int, round_id: str, answer: str
+    evaluator: Evaluator,
+    *,
+    session: Session,
+    user_id: int,
+    round_id: str,
+    answer: str,
+    question_id: int | None = None,
 ) -> tuple[GradeResult, Progress]:
     """Grade the answer to the round's current question, record mastery, store the answer.
+    With `question_id` (the question the learner saw), a submit repeated after that question
+    was answered is refused (409) instead of answering the next question with it.
 
     The read transaction ends before grading, so no connection is held while the answer is
     judged; the answer and the mastery change are then stored in one transaction."""
 
     def current() -> tuple[int, GradingRequest, float, dict[str, Any]]:
         try:
-            progress = load_round(session=session, user_id=user_id, round_id=round_id)
+            progress = open_round(session=session, user_id=user_id, round_id=round_id)
             question, request = grading_request(progress, answer)
+            if question_id is not None and question.id != question_id:
+                raise ConflictError(
+                    f"question {question_id} is not waiting for an answer "
+                    f"(question {question.id} is)"
+                )
             snapshot = mastery.current_mastery(
                 session=session, user_id=user_id, concept=request.concept or ""
             )
@@ -372,17 +412,19 @@ async def submit_answer(
         finally:
             session.commit()
 
-    question_id, request, wma, source = await asyncio.to_thread(current)
+    asked, request, wma, source = await asyncio.to_thread(current)
     graded = await evaluator.grade(request, current_mastery=wma)
 
     def store() -> tuple[GradeResult, Progress]:
         try:
+            # the round locked first: of two submits of one answer, the second finds it answered
+            load_round(session=session, user_id=user_id, round_id=round_id, lock=True)
             result = evaluator.record(session, request, graded, user_id, source=source)
             save_answer(
                 session=session,
                 user_id=user_id,
                 round_id=round_id,
-                question_id=question_id,
+                question_id=asked,
                 answer=answer,
                 result=result,
             )

@@ -110,3 +110,22 @@ def test_a_missed_question_comes_back_with_a_hint_a_good_one_cannot(client: Test
         client.post(f"{url}/retry", json={"question_id": first["id"]}, headers=other).status_code
         == 404
     )
+
+
+def test_a_repeated_submit_never_answers_the_next_question(client: TestClient) -> None:
+    headers = register_and_login(client)
+    round_ = client.post(
+        "/api/v1/practice/rounds",
+        json={"domain": "python", "topic": "decorators-closures"},
+        headers=headers,
+    ).json()
+    url = f"/api/v1/practice/rounds/{round_['id']}/answers"
+    body = {
+        "answer": "A closure remembers its enclosing scope.",
+        "question_id": round_["current"]["id"],
+    }
+    assert client.post(url, json=body, headers=headers).status_code == 200
+    again = client.post(url, json=body, headers=headers)  # a slow double click, a resent form
+    assert again.status_code == 409 and "not waiting" in again.json()["detail"]
+    after = client.get(f"/api/v1/practice/rounds/{round_['id']}", headers=headers).json()
+    assert len(after["answered"]) == 1 and after["current"]["position"] == 1

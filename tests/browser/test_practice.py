@@ -68,3 +68,28 @@ def test_one_full_practice_round(page: Page, live_server: LiveServer) -> None:
     expect(page.get_by_role("status")).to_contain_text("Round complete")
     page.reload()
     expect(page.get_by_role("listitem").filter(has_text="(Try it again)")).to_have_count(2)
+
+
+def test_a_double_clicked_submit_answers_the_question_once(
+    page: Page, live_server: LiveServer
+) -> None:
+    register_and_log_in(page, live_server.url)
+    page.goto(f"{live_server.url}/quiz")
+    page.get_by_label("Topic").select_option("python/iterators-generators")
+    page.get_by_role("button", name="Start practising").click()
+    first = page.get_by_test_id("question-text").inner_text()
+    page.get_by_label("Your answer").fill("A generator yields values lazily, one at a time.")
+    # what a double click sends: the form posted twice at once, before either answer returns
+    statuses = page.evaluate(
+        """async () => {
+            const form = document.querySelector("form[action$='/answer']");
+            const send = () => fetch(form.action, {method: "POST", body: new FormData(form)});
+            const replies = await Promise.all([send(), send()]);
+            return replies.map((reply) => reply.status);
+        }"""
+    )
+    assert statuses == [200, 200]  # both land on the round page, neither on an error
+    page.reload()
+    # one answer recorded: the next question waits, the same answer did not answer it too
+    expect(page.get_by_test_id("round-progress")).to_have_text("1 of 5 answered")
+    expect(page.get_by_test_id("question-text")).not_to_have_text(first)

@@ -25,14 +25,13 @@ from tutorgraph.grading import mastery
 from tutorgraph.knowledge import (
     KnowledgeBase,
     concept_title,
-    find_topic,
-    get_domain,
     shipped_domains,
+    visible_knowledge,
 )
 from tutorgraph.learning import next_step, reviews, xapi
 from tutorgraph.learning.next_step import Graded, LessonRef, Situation
 from tutorgraph.lti import service as lti_service
-from tutorgraph.store import courses
+from tutorgraph.store import atomic, courses
 from tutorgraph.store.db import Database
 from tutorgraph.store.models import EvaluationEvent, NextStep, QuizSession, User, utcnow
 
@@ -92,12 +91,19 @@ def plan_event(session: Session, event_id: int) -> bool:
     event = session.get(EvaluationEvent, event_id)
     if event is None or event.planned_at is not None:
         return False
+    # One learner's events are planned one at a time, in any process: their reviews, steps and
+    # queued questions build on each other. Another planner may have taken this one meanwhile.
+    if event.user_id is not None:
+        atomic.serialize(session, "plan", event.user_id)
+    event = atomic.locked(session, select(EvaluationEvent).where(EvaluationEvent.id == event_id))
+    if event is None or event.planned_at is not None:
+        return False
     now = utcnow()
     user = session.get(User, event.user_id) if event.user_id is not None else None
     if user is None:
         event.planned_at = now
         return False
-    kb = _domain_of(event)
+    kb = _domain_of(session, user, event)
     graded = Graded.from_payload(event.payload)
     xapi.queue_evaluation(session, event)
     if event.concept:  # the grade an LMS that launched the learner keeps
@@ -148,12 +154,13 @@ def plan_event(session: Session, event_id: int) -> bool:
     return True
 
 
-def _domain_of(event: EvaluationEvent) -> KnowledgeBase | None:
-    source = event.payload.get("source") or {}
-    name = source.get("domain")
-    if isinstance(name, str) and name in shipped_domains():
-        return get_domain(name)
-    found = find_topic(event.concept) if event.concept else None
+def _domain_of(session: Session, user: User, event: EvaluationEvent) -> KnowledgeBase | None:
+    """The event's domain among those the learner may see (none: the answer sets no path)."""
+    knowledge = visible_knowledge(session=session, user=user)
+    name = (event.payload.get("source") or {}).get("domain")
+    if isinstance(name, str) and name in knowledge.domains:
+        return knowledge.domains[name]
+    found = knowledge.topic(event.concept) if event.concept else None
     return found[0] if found else None
 
 
@@ -257,8 +264,16 @@ def next_activity(session: Session, *, user: User, now: datetime) -> NextActivit
 def take(session: Session, *, user: User, step_id: int | None, now: datetime) -> str:
     """Take a step (the one shown, when it is still the learner's and untaken; else the current
     one): mark it taken, start the practice round it names, and return where to go."""
-    step = session.get(NextStep, step_id) if step_id is not None else None
-    if step is not None and step.user_id == user.id and step.taken_at is None:
+    step = (
+        atomic.locked(session, select(NextStep).where(NextStep.id == step_id))
+        if step_id is not None
+        else None
+    )
+    if step is not None and step.user_id != user.id:
+        step = None
+    if step is not None and step.taken_at is not None and "url" in step.target:
+        return str(step.target["url"])  # taken a moment ago (a double click): where that went
+    if step is not None and step.taken_at is None:
         activity = _activity(step)
     else:
         activity = next_activity(session, user=user, now=now)
@@ -275,6 +290,8 @@ def take(session: Session, *, user: User, step_id: int | None, now: datetime) ->
         topic=str(target["start_topic"]),
         above=target.get("above"),
     )
+    if step is not None:
+        step.target = {**step.target, "url": f"/quiz/{quiz.id}"}
     return f"/quiz/{quiz.id}"
 
 

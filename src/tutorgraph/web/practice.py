@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from contextlib import suppress
 from datetime import datetime
 from typing import Annotated
 
@@ -14,13 +15,14 @@ from sqlalchemy.orm import Session
 from tutorgraph import practice
 from tutorgraph.api.deps import CurrentUser, NowDep, SessionDep, SettingsDep
 from tutorgraph.api.unit_of_work import UnitOfWorkRoute
-from tutorgraph.errors import InputError
+from tutorgraph.errors import ConflictError, InputError
 from tutorgraph.grading.evaluator import Evaluator
-from tutorgraph.knowledge import shipped_domains
+from tutorgraph.knowledge import get_domain, visible_knowledge
 from tutorgraph.learning import planner
 from tutorgraph.limits import check_answer, require_answer
 from tutorgraph.settings import Settings
 from tutorgraph.store import courses
+from tutorgraph.store.ids import DbId
 from tutorgraph.store.models import User, utcnow
 from tutorgraph.web.templating import remember_user, render
 
@@ -50,7 +52,8 @@ def practice_home(request: Request, session: SessionDep, user: CurrentUser) -> R
         for q in practice.my_rounds(session=session, user_id=user.id)
     ]
     domains = {
-        name: [(t, kb.topic(t).title) for t in kb.order] for name, kb in shipped_domains().items()
+        name: [(t, kb.topic(t).title) for t in kb.order]
+        for name, kb in visible_knowledge(session=session, user=user).domains.items()
     }
     return render(request, "quiz.html", {"domains": domains, "rounds": rounds})
 
@@ -76,7 +79,7 @@ def practice_round(
     user: CurrentUser,
     settings: SettingsDep,
     now: NowDep,
-    explain: Annotated[int | None, Query(description="A question to explain another way.")] = None,
+    explain: Annotated[DbId | None, Query(description="A question to explain another way.")] = None,
 ) -> Response:
     remember_user(request, user)
     return _round_page(
@@ -95,7 +98,7 @@ def practice_retry(
     round_id: str,
     session: SessionDep,
     user: CurrentUser,
-    question_id: Annotated[int, Form()],
+    question_id: Annotated[DbId, Form()],
 ) -> Response:
     practice.retry_question(
         session=session, user_id=user.id, round_id=round_id, question_id=question_id
@@ -119,7 +122,7 @@ def _round_page(
     and the learner's text still in it; on request, another explanation of an answered one."""
     now = now or utcnow()
     progress = practice.view_round(session=session, user_id=user.id, round_id=round_id)
-    kb = shipped_domains()[progress.domain]
+    kb = get_domain(progress.domain)  # the round is on a domain the learner may see
     last = progress.answered[-1] if progress.answered else None
     explained = next((a for a in progress.answered if a.id == explain), None)
     explanation = (
@@ -160,6 +163,7 @@ async def practice_answer(
     user: CurrentUser,
     settings: SettingsDep,
     answer: Annotated[str, Form()] = "",
+    question_id: Annotated[DbId | None, Form()] = None,
 ) -> Response:
     try:
         require_answer(check_answer(settings=settings, text=answer))
@@ -178,7 +182,13 @@ async def practice_answer(
             )
         )
     evaluator: Evaluator = request.app.state.evaluator
-    await practice.submit_answer(
-        evaluator, session=session, user_id=user.id, round_id=round_id, answer=answer
-    )
+    with suppress(ConflictError):  # a double-clicked Submit: the page shows the first's result
+        await practice.submit_answer(
+            evaluator,
+            session=session,
+            user_id=user.id,
+            round_id=round_id,
+            answer=answer,
+            question_id=question_id,
+        )
     return RedirectResponse(f"/quiz/{round_id}#result", status_code=303)

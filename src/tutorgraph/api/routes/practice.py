@@ -13,6 +13,7 @@ from tutorgraph.api.unit_of_work import UnitOfWorkRoute
 from tutorgraph.grading.evaluator import Evaluator, GradeResult
 from tutorgraph.learning import planner
 from tutorgraph.limits import check_answer, require_answer
+from tutorgraph.store.ids import DbId
 
 router = APIRouter(route_class=UnitOfWorkRoute, prefix="/practice", tags=["practice"])
 
@@ -24,6 +25,11 @@ class StartIn(BaseModel):
 
 class AnswerIn(BaseModel):
     answer: str = Field(description="At most `limits.max_answer_chars` characters.")
+    question_id: DbId | None = Field(
+        default=None,
+        description="The question answered (`round.current.id`): when another is waiting, a "
+        "repeated submit, the answer is refused with 409 instead of answering that one.",
+    )
 
 
 class AnswerOut(BaseModel):
@@ -67,7 +73,12 @@ async def answer(
     require_answer(check_answer(settings=settings, text=body.answer))
     evaluator: Evaluator = request.app.state.evaluator
     result, _ = await practice.submit_answer(
-        evaluator, session=session, user_id=user.id, round_id=round_id, answer=body.answer
+        evaluator,
+        session=session,
+        user_id=user.id,
+        round_id=round_id,
+        answer=body.answer,
+        question_id=body.question_id,
     )
 
     def after_planning() -> tuple[planner.NextActivity, practice.RoundOut]:
@@ -80,7 +91,7 @@ async def answer(
 
 
 class RetryIn(BaseModel):
-    question_id: int = Field(
+    question_id: DbId = Field(
         description="An answered question whose decision was RETRY, REMEDIATE or ALTERNATE."
     )
 
