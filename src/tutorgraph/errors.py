@@ -87,11 +87,16 @@ class ConflictError(TutorgraphError):
 
 
 class RateLimitedError(TutorgraphError):
-    """Too many requests in a window."""
+    """Too many requests in a window; `retry_after` (seconds), when known, becomes the
+    response's Retry-After header."""
 
     status_code = 429
     exit_code = 6
     title = "Too many requests"
+
+    def __init__(self, message: str, *, retry_after: int | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
 
 
 class UnavailableError(TutorgraphError):

@@ -48,6 +48,7 @@ HEALTH_THREADS = 2
 COMMIT_THREADS = 8
 EXTRACTION_HEADROOM = 4  # extraction threads beyond the admitted readers (refusing, queueing)
 QUEUE_POLL_SECONDS = 0.05
+BUSY_RETRY_SECONDS = 2  # the Retry-After of a refused run: about a short run's length
 
 _limiters: weakref.WeakKeyDictionary[
     asyncio.AbstractEventLoop, dict[str, anyio.CapacityLimiter]
@@ -123,7 +124,7 @@ class Slots:
     def _refuse(self, message: str) -> Busy:
         with self._lock:
             self.refused += 1
-        return Busy(message)
+        return Busy(message, retry_after=BUSY_RETRY_SECONDS)
 
     @contextmanager
     def claim(self, owner: Hashable | None = None, *, wait: float = 0.0) -> Iterator[None]:

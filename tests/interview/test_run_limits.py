@@ -77,6 +77,7 @@ def test_runs_beyond_the_server_limit_are_refused_with_429(limited: TestClient) 
         assert first.result().status_code == 200
     assert refused.status_code == 429, refused.text
     assert refused.json()["detail"] == "the code runner is busy, try again in a moment"
+    assert refused.headers["retry-after"] == "2"  # a client knows when to try again
     assert run(limited, bo, bo_path, "print('hi')").json()["stdout"] == "hi\n"
 
 

@@ -12,7 +12,7 @@ from fastapi.responses import JSONResponse, RedirectResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from tutorgraph.api.security_headers import security_headers
-from tutorgraph.errors import AuthenticationError, TutorgraphError
+from tutorgraph.errors import AuthenticationError, RateLimitedError, TutorgraphError
 from tutorgraph.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -67,6 +67,8 @@ def install_exception_handlers(app: FastAPI) -> None:
         response = problem(exc.status_code, exc.title, exc.message)
         if isinstance(exc, AuthenticationError):
             response.headers["WWW-Authenticate"] = "Bearer"
+        if isinstance(exc, RateLimitedError) and exc.retry_after is not None:
+            response.headers["Retry-After"] = str(exc.retry_after)
         return response
 
     @app.exception_handler(RequestValidationError)

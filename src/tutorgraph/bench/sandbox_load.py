@@ -10,9 +10,10 @@ processes (the interpreter's code) are counted once per process, so it overstate
 
 Saturation. Other users' latency (`GET /api/v1/courses`, 4 clients in a closed loop) idle, then
 while learners keep the sandbox full with sleeping runs, then with CPU-bound runs (each posts
-again as soon as its run ends or is refused). With the default limit (the CPU count) most runs
-are refused with 429; a second server admits as many runs as there are learners (45), to show
-that runs waiting on the sandbox take no thread other requests need."""
+again as soon as its run ends, or after the Retry-After the server sends when it is refused).
+With the default limit (the CPU count) most runs are refused with 429; a second server admits
+as many runs as there are learners (45), to show that runs waiting on the sandbox take no
+thread other requests need."""
 
 from __future__ import annotations
 
@@ -233,9 +234,9 @@ async def _keep_busy(
                 reply = await _post_run(http, one, code)
             except httpx.HTTPError:
                 continue
-            if reply.status_code == 429:
+            if reply.status_code == 429:  # a well-behaved client waits as it is told
                 case.refused += 1
-                await asyncio.sleep(0.2)
+                await asyncio.sleep(float(reply.headers.get("retry-after", "0.2")))
             else:
                 case.admitted += 1
 
@@ -389,8 +390,8 @@ def sandbox_markdown(result: SandboxLoadResult, command: str, *, note: str = "")
     lines += [
         "",
         f"Other users: `GET /api/v1/courses` from {PROBE_CLIENTS} clients in a closed loop while "
-        "the other learners keep posting runs (again at once when one ends, after 0.2 s when "
-        "refused). Latencies in ms.",
+        "the other learners keep posting runs (again at once when one ends, after the Retry-After "
+        "the server sends when refused). Latencies in ms.",
         "",
         "| sandbox | runs at once (limit) | requests | errors | p50 | p99 | p99 / idle p99 | "
         "runs done | runs refused (429) |",
