@@ -265,14 +265,20 @@ def world(client: TestClient, settings: Settings) -> Iterator[World]:
     forget(built)
 
 
+def _intruder(client: TestClient, settings: Settings, intruder: str) -> dict[str, str]:
+    """Bob's headers as a learner or an instructor; none for an anonymous visitor."""
+    if intruder == "anonymous":
+        return {}
+    headers = register_and_login(client, "bob@example.org")
+    user_with_role(settings, "bob@example.org", intruder)
+    return headers
+
+
 @pytest.mark.parametrize("intruder", ["learner", "instructor", "anonymous"])
 def test_no_route_answers_with_another_users_data(
     client: TestClient, settings: Settings, world: World, intruder: str
 ) -> None:
-    headers: dict[str, str] = {}
-    if intruder != "anonymous":
-        headers = register_and_login(client, "bob@example.org")
-        user_with_role(settings, "bob@example.org", intruder)
+    headers = _intruder(client, settings, intruder)
     document = Document(client.get("/openapi.json").json())
     calls = list(document.calls(world))
     templated = {(method, path) for path, ops in document.doc["paths"].items() for method in ops}
@@ -326,10 +332,7 @@ def visit(client: TestClient, call: Call, signed: dict[str, str]) -> Any:
 def test_no_page_shows_another_users_data(
     client: TestClient, settings: Settings, world: World, intruder: str
 ) -> None:
-    headers: dict[str, str] = {}
-    if intruder != "anonymous":
-        headers = register_and_login(client, "bob@example.org")
-        user_with_role(settings, "bob@example.org", intruder)
+    headers = _intruder(client, settings, intruder)
     calls = list(page_calls(world))
     assert templated_routes() <= {c.key for c in calls} | set(NOT_SENT)
 

@@ -26,6 +26,7 @@ from fastapi.routing import APIRoute, APIWebSocketRoute
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
+from tests.api.test_security_input import start_round
 from tests.conftest import make_settings, register_and_login, seeded_copy
 from tests.interview.test_api import start as start_interview
 from tests.tutor.conftest import lesson_id
@@ -51,17 +52,6 @@ def problem(response: httpx.Response, status: int = 422) -> str:
     assert response.headers["content-type"] == "application/problem+json"
     detail: str = response.json()["detail"]
     return detail
-
-
-def start_round(client: TestClient, headers: dict[str, str]) -> str:
-    started = client.post(
-        "/api/v1/practice/rounds",
-        json={"domain": "python", "topic": "decorators-closures"},
-        headers=headers,
-    )
-    assert started.status_code == 201, started.text
-    round_id: str = started.json()["id"]
-    return round_id
 
 
 # --- 1. every integer a request carries is a bounded id ----------------------------------------

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from fastapi.testclient import TestClient
 
+from tests.api.test_security_input import start_round
 from tests.conftest import register_and_login
 from tutorgraph.knowledge import get_domain
 
@@ -114,12 +115,9 @@ def test_a_missed_question_comes_back_with_a_hint_a_good_one_cannot(client: Test
 
 def test_a_repeated_submit_never_answers_the_next_question(client: TestClient) -> None:
     headers = register_and_login(client)
-    round_ = client.post(
-        "/api/v1/practice/rounds",
-        json={"domain": "python", "topic": "decorators-closures"},
-        headers=headers,
-    ).json()
-    url = f"/api/v1/practice/rounds/{round_['id']}/answers"
+    round_id = start_round(client, headers)
+    round_ = client.get(f"/api/v1/practice/rounds/{round_id}", headers=headers).json()
+    url = f"/api/v1/practice/rounds/{round_id}/answers"
     body = {
         "answer": "A closure remembers its enclosing scope.",
         "question_id": round_["current"]["id"],

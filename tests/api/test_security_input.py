@@ -154,7 +154,8 @@ def short_text_client(tmp_path: Path) -> Iterator[TestClient]:
         yield test_client
 
 
-def _start_round(client: TestClient, headers: dict[str, str]) -> str:
+def start_round(client: TestClient, headers: dict[str, str]) -> str:
+    """A practice round on a shipped topic; its id."""
     started = client.post(
         "/api/v1/practice/rounds",
         json={"domain": "python", "topic": "decorators-closures"},
@@ -170,7 +171,7 @@ def test_answers_longer_than_max_answer_chars_are_refused_by_name(
 ) -> None:
     client = short_text_client
     headers = register_and_login(client)
-    round_id = _start_round(client, headers)
+    round_id = start_round(client, headers)
     long_answer = "a closure keeps its variables " * 5  # 150 characters: over 120, under 10,000
     practice = client.post(
         f"/api/v1/practice/rounds/{round_id}/answers", json={"answer": long_answer}, headers=headers
@@ -219,7 +220,7 @@ def _error_page(response: httpx.Response) -> str:
 def test_web_forms_show_the_limit_instead_of_failing(short_text_client: TestClient) -> None:
     client = short_text_client
     headers = register_and_login(client)
-    round_id = _start_round(client, headers)
+    round_id = start_round(client, headers)
     page = client.get(f"/quiz/{round_id}", headers=headers)
     textarea = BeautifulSoup(page.text, "html.parser").find("textarea", id="answer")
     assert textarea is not None and textarea["maxlength"] == "120"  # the browser knows it too
@@ -261,7 +262,7 @@ def _timestamps(document: object) -> list[str]:
 
 def test_every_timestamp_the_api_returns_carries_its_offset(client: TestClient) -> None:
     headers = register_and_login(client)
-    round_id = _start_round(client, headers)
+    round_id = start_round(client, headers)
     client.post(
         f"/api/v1/practice/rounds/{round_id}/answers",
         json={"answer": "A closure captures variables."},

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tutorgraph import offload
+from tutorgraph.bench.sandbox_load import descendants, resident_bytes
 from tutorgraph.interview.sandbox import (
     SandboxLimits,
     SandboxUnavailable,
@@ -164,32 +165,6 @@ def test_memory_hog_hits_the_memory_limit(code: str) -> None:
 
     assert result.outcome == "memory"
     assert result.stderr.rstrip().endswith("MemoryError")
-
-
-def descendants(pid: int) -> list[int]:
-    """Every process below `pid` (children, theirs...), from /proc."""
-    children: dict[int, list[int]] = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            parent = int(stat.read_text().rsplit(")", 1)[1].split()[1])
-        except (OSError, IndexError, ValueError):
-            continue
-        children.setdefault(parent, []).append(int(stat.parent.name))
-    found, todo = [], [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.append(child)
-            todo.append(child)
-    return found
-
-
-def resident_bytes(pid: int) -> int:
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-    except OSError:
-        return 0
-    line = next((x for x in status.splitlines() if x.startswith("VmRSS:")), "VmRSS: 0 kB")
-    return int(line.split()[1]) * 1024
 
 
 EIGHT_CHILDREN = """\

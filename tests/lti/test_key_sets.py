@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -23,14 +22,6 @@ from tutorgraph.cli.seed import run_seed
 from tutorgraph.lti.keys import KeySetCache, KeySetUnavailable
 from tutorgraph.settings import Settings
 from tutorgraph.store import migrate
-
-
-@pytest.fixture
-def platform() -> Iterator[Platform]:
-    lms = Platform()
-    with LiveServer(lms.app(), name="test LMS") as server:
-        lms.base = server.url
-        yield lms
 
 
 def serve(tmp_path: Path, platform: Platform, **limits: int) -> tuple[LiveServer, Settings]:

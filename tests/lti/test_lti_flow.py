@@ -31,14 +31,6 @@ INSTRUCTOR = "http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor"
 
 
 @pytest.fixture
-def platform() -> Iterator[Platform]:
-    lms = Platform()
-    with LiveServer(lms.app(), name="test LMS") as server:
-        lms.base = server.url
-        yield lms
-
-
-@pytest.fixture
 def tool(tmp_path: Path, platform: Platform) -> Iterator[tuple[LiveServer, Settings]]:
     settings = make_settings(
         tmp_path, content_dir=REPO_CONTENT, lti={"platforms": [platform.registration(COURSE)]}

@@ -97,7 +97,8 @@ class SandboxLoadResult:
 # ---- memory of the server's children ----------------------------------------------------------
 
 
-def _descendants(root: int) -> list[int]:
+def descendants(root: int) -> list[int]:
+    """Every process below `root` (children, theirs...), from /proc."""
     children: dict[int, list[int]] = {}
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
@@ -113,7 +114,8 @@ def _descendants(root: int) -> list[int]:
     return found
 
 
-def _resident(pid: int) -> int:
+def resident_bytes(pid: int) -> int:
+    """A process's resident memory (VmRSS); 0 once it is gone."""
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
             if line.startswith("VmRSS:"):
@@ -134,7 +136,7 @@ class _Sampler:
 
     def _run(self) -> None:
         while not self._stop.is_set():
-            self.peak = max(self.peak, sum(map(_resident, _descendants(self.root))))
+            self.peak = max(self.peak, sum(map(resident_bytes, descendants(self.root))))
             self._stop.wait(0.01)
 
     def __enter__(self) -> _Sampler:
