@@ -25,7 +25,6 @@ limited to `registrations_per_hour_per_ip` per client IP."""
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import logging
 from collections.abc import Iterator
@@ -35,7 +34,7 @@ from datetime import timedelta
 from sqlalchemy.orm import Session
 
 from tutorgraph.errors import AuthenticationError, InputError, RateLimitedError
-from tutorgraph.offload import run_cpu_bound
+from tutorgraph.offload import run_blocking, run_cpu_bound
 from tutorgraph.password_policy import check_password
 from tutorgraph.security import (
     create_access_token,
@@ -77,7 +76,7 @@ async def register(
                 )
             users.record_login_attempt(session=session, key=key)
 
-    await asyncio.to_thread(count)
+    await run_blocking(count)
     password_hash = await run_cpu_bound(hash_password, password)
 
     def store() -> User | None:
@@ -89,7 +88,7 @@ async def register(
                 session=session, email=email, password_hash=password_hash, name=name
             )
 
-    return await asyncio.to_thread(store)
+    return await run_blocking(store)
 
 
 def _failure_keys(*, email: str, client: str) -> tuple[str, str]:
@@ -123,7 +122,7 @@ async def login(
             ]
             return users.get_user_by_email(session=session, email=email), pending
 
-    user, pending = await asyncio.to_thread(attempt)
+    user, pending = await run_blocking(attempt)
     valid = await run_cpu_bound(verify_password, user.password_hash if user else None, password)
     if user is None or not valid or not user.is_active:
         raise AuthenticationError("invalid email or password")
@@ -133,7 +132,7 @@ async def login(
             users.forget_login_attempts(session=session, ids=pending)
             users.clear_login_attempts(session=session, key=account_key)
 
-    await asyncio.to_thread(succeeded)
+    await run_blocking(succeeded)
     return user, _token_for(settings, user)
 
 
@@ -201,14 +200,14 @@ async def change_password(
                 raise RateLimitedError("too many wrong passwords; wait and try again")
             return user, account_key
 
-    user, account_key = await asyncio.to_thread(load)
+    user, account_key = await run_blocking(load)
     if not await run_cpu_bound(verify_password, user.password_hash, current_password):
 
         def failed() -> None:
             with _unit_of_work(session):
                 users.record_login_attempt(session=session, key=account_key)
 
-        await asyncio.to_thread(failed)
+        await run_blocking(failed)
         raise InputError("current_password: that is not your current password")
     await run_cpu_bound(functools.partial(check_password, password=new_password, email=user.email))
     new_hash = await run_cpu_bound(hash_password, new_password)
@@ -220,7 +219,7 @@ async def change_password(
             users.set_password_hash(session=session, user=fresh, password_hash=new_hash)
             return fresh
 
-    return _token_for(settings, await asyncio.to_thread(store))
+    return _token_for(settings, await run_blocking(store))
 
 
 @contextmanager

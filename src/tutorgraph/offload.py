@@ -24,6 +24,7 @@ process: with `--workers N`, N times as many run on the machine."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import threading
 import time
@@ -31,7 +32,7 @@ import weakref
 from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import anyio
 import anyio.to_thread
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
     from tutorgraph.settings import LimitSettings
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 CPU_THREADS = max(1, os.cpu_count() or 1)
 HEALTH_THREADS = 2
@@ -214,6 +216,13 @@ def thread_limiter(kind: str, size: int | None = None) -> anyio.CapacityLimiter:
 async def run_in_pool(kind: str, func: Callable[..., T], *args: Any) -> T:
     """`func(*args)` on a worker thread of the `kind` pool (waits for a free one)."""
     return await anyio.to_thread.run_sync(func, *args, limiter=thread_limiter(kind))
+
+
+async def run_blocking(func: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
+    """`func(*args, **kwargs)` on the default worker threads (anyio's, which synchronous routes
+    use and `/readyz` watches), never asyncio's own executor: that is a pool of its own,
+    min(32, cores + 4) threads, whose queue no probe would see."""
+    return await anyio.to_thread.run_sync(functools.partial(func, *args, **kwargs))
 
 
 async def run_cpu_bound(func: Callable[..., T], *args: object) -> T:

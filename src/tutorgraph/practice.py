@@ -6,7 +6,6 @@ it (removed from a shared course, the course made private), its rounds are gone 
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar
@@ -22,6 +21,7 @@ from tutorgraph.grading.meaning import Analysis
 from tutorgraph.grading.types import GradingRequest, KnownMisconception
 from tutorgraph.knowledge import get_domain, may_read, visible_domain, visible_knowledge
 from tutorgraph.knowledge.bloom import BloomLevel
+from tutorgraph.offload import run_blocking
 from tutorgraph.store import atomic
 from tutorgraph.store.models import QuizAnswer, QuizQuestion, QuizSession, User, utcnow
 
@@ -412,7 +412,7 @@ async def submit_answer(
         finally:
             session.commit()
 
-    asked, request, wma, source = await asyncio.to_thread(current)
+    asked, request, wma, source = await run_blocking(current)
     graded = await evaluator.grade(request, current_mastery=wma)
 
     def store() -> tuple[GradeResult, Progress]:
@@ -435,8 +435,8 @@ async def submit_answer(
             raise
         return result, progress
 
-    result, progress = await asyncio.to_thread(store)
-    await asyncio.to_thread(evaluator.publish_completed, request, result, user_id, source)
+    result, progress = await run_blocking(store)
+    await run_blocking(evaluator.publish_completed, request, result, user_id, source)
     return result, progress
 
 

@@ -12,6 +12,7 @@ from fastapi import WebSocket, WebSocketDisconnect
 
 from tutorgraph import auth
 from tutorgraph.api.cookies import SESSION_COOKIE
+from tutorgraph.offload import run_blocking
 from tutorgraph.settings import Settings
 from tutorgraph.store.db import Database
 from tutorgraph.store.models import User
@@ -44,7 +45,7 @@ async def websocket_user(websocket: WebSocket) -> User | None:
     if token is None:
         await websocket.accept()
         token = await _token_message(websocket, settings.limits.websocket_auth_seconds)
-    user = None if token is None else await asyncio.to_thread(_user, database, settings, token)
+    user = None if token is None else await run_blocking(_user, database, settings, token)
     if user is None:
         with suppress(RuntimeError):  # the client may have gone already
             await websocket.close(code=NOT_LOGGED_IN, reason="log in first")

@@ -5,7 +5,6 @@ holds its progress in the durable checkpointer, so any process can continue it a
 
 from __future__ import annotations
 
-import asyncio
 import builtins
 import logging
 from datetime import UTC, datetime
@@ -39,6 +38,7 @@ from tutorgraph.knowledge import TARGET_LEVELS, TargetLevel, get_domain, visible
 from tutorgraph.learning import reviews
 from tutorgraph.limits import require_answer
 from tutorgraph.llm import Model
+from tutorgraph.offload import run_blocking
 from tutorgraph.store.checkpoints import ASSESSMENT_DURABILITY
 from tutorgraph.store.db import Database
 from tutorgraph.store.models import Assessment, User, new_uuid, utcnow
@@ -198,7 +198,7 @@ class AssessmentService:
         """Create the assessment and run it to its first question (on a domain the user may
         see: 404 otherwise)."""
         level = _target_level(target_level)
-        row = await asyncio.to_thread(self._create, user_id, domain, level)
+        row = await run_blocking(self._create, user_id, domain, level)
         log.info("assessment %s started: %s/%s for user %s", row.id, domain, level, user_id)
         start: AssessmentInput = {"domain": domain, "target_level": level}
         async with self.threads.hold(row.thread_id):
@@ -217,7 +217,7 @@ class AssessmentService:
         any_owner: bool = False,
     ) -> AssessmentView:
         """Answer the waiting question and run to the next one, or to the report."""
-        row = await asyncio.to_thread(self._load, assessment_id, user_id, any_owner)
+        row = await run_blocking(self._load, assessment_id, user_id, any_owner)
         if row.status == "complete":
             raise ConflictError(f"assessment {row.id} is complete; it takes no more answers")
         async with self.threads.hold(row.thread_id):
@@ -248,7 +248,7 @@ class AssessmentService:
     async def get(
         self, *, assessment_id: str, user_id: int | None, any_owner: bool = False
     ) -> AssessmentView:
-        row = await asyncio.to_thread(self._load, assessment_id, user_id, any_owner)
+        row = await run_blocking(self._load, assessment_id, user_id, any_owner)
         if row.status == "complete":
             return _view(row)
         snapshot = await self.graph.aget_state(_config(row))
@@ -256,7 +256,7 @@ class AssessmentService:
 
     async def list(self, *, user_id: int | None) -> list[AssessmentSummary]:
         """The user's assessments, newest first."""
-        return await asyncio.to_thread(self._list, user_id)
+        return await run_blocking(self._list, user_id)
 
     async def _sync(self, row: Assessment) -> AssessmentView:
         """Record the graph's progress on the row: completion and the report."""
@@ -266,7 +266,7 @@ class AssessmentService:
         report = None
         if not snapshot.next and values.get("learning_plan") is not None:
             report = build_report(values)
-        row = await asyncio.to_thread(self._save, row.id, report)
+        row = await run_blocking(self._save, row.id, report)
         return _view(row, waiting)
 
     def _create(self, user_id: int | None, domain: str, level: TargetLevel) -> Assessment:

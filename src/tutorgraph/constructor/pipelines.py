@@ -4,7 +4,6 @@ in `analysis`, `questions` or `readiness`, so the nodes stay thin."""
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 from functools import partial
 from typing import Any, TypedDict
@@ -34,6 +33,7 @@ from tutorgraph.content.chunking import chunk_markdown
 from tutorgraph.content.extract import ExtractionError, extract_isolated, sniff_kind
 from tutorgraph.content.extract import extract as extract_file
 from tutorgraph.knowledge.bloom import BloomLevel
+from tutorgraph.offload import run_blocking
 
 ISOLATED_KINDS = frozenset({"pdf", "docx"})
 
@@ -138,7 +138,7 @@ def source_chunks(files: list[SourceFile]) -> list[SourceChunk]:
 
 
 async def chunk(state: IngestionState, runtime: Runtime[ConstructorContext]) -> IngestionState:
-    chunks = await asyncio.to_thread(source_chunks, state.get("files", []))
+    chunks = await run_blocking(source_chunks, state.get("files", []))
     _say(runtime, "ingestion", f"{len(chunks)} chunk(s) of source text")
     return {"chunks": chunks}
 

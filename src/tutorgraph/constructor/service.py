@@ -37,6 +37,7 @@ from tutorgraph.constructor.state import (
 from tutorgraph.content.extract import ExtractionError, ExtractionLimits, sniff_kind
 from tutorgraph.errors import ConflictError, InputError, NotFoundError, TooLargeError
 from tutorgraph.llm import Model
+from tutorgraph.offload import run_blocking
 from tutorgraph.store import courses as course_store
 from tutorgraph.store.db import Database
 from tutorgraph.store.models import (
@@ -416,7 +417,7 @@ class ConstructorService:
                 row.kind = kind or row.kind
 
         async def publish(state: ConstructorState) -> str:
-            return await asyncio.to_thread(self._publish, session_id, state)
+            return await run_blocking(self._publish, session_id, state)
 
         return ConstructorContext(
             model=self.model,

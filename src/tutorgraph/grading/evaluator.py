@@ -6,7 +6,6 @@ Model calls (2, 4) fall back to the offline implementations when they fail."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from typing import Any
 
@@ -37,7 +36,7 @@ from tutorgraph.grading.types import (
     Verdict,
 )
 from tutorgraph.llm import Model
-from tutorgraph.offload import run_cpu_bound
+from tutorgraph.offload import run_blocking, run_cpu_bound
 from tutorgraph.settings import GradingSettings
 
 log = logging.getLogger(__name__)
@@ -192,15 +191,15 @@ class Evaluator:
         concept = request.concept
         current = 0.0
         if concept:
-            snapshot = await asyncio.to_thread(
+            snapshot = await run_blocking(
                 _read_then_release, session, user_id=user_id, concept=concept
             )
             current = snapshot.wma
         result = await self.grade(request, current_mastery=current)
-        result = await asyncio.to_thread(
+        result = await run_blocking(
             self._record_and_commit, session, request, result, user_id, source
         )
-        await asyncio.to_thread(self.publish_completed, request, result, user_id, source)
+        await run_blocking(self.publish_completed, request, result, user_id, source)
         return result
 
     def _record_and_commit(

@@ -25,6 +25,7 @@ from tutorgraph.constructor.service import (
     UploadOut,
 )
 from tutorgraph.errors import NotFoundError, TutorgraphError
+from tutorgraph.offload import run_blocking
 from tutorgraph.store.ids import DbCursor, parse_cursor
 
 router = APIRouter(prefix="/constructor", tags=["constructor"])
@@ -50,7 +51,7 @@ async def start(body: StartIn, user: CurrentUser, service: ConstructorDep) -> Bu
 @router.get("/sessions")
 async def sessions(user: CurrentUser, service: ConstructorDep) -> list[dict[str, Any]]:
     """Your builds, latest first."""
-    return await asyncio.to_thread(service.builds, user=user)
+    return await run_blocking(service.builds, user=user)
 
 
 @router.post("/session/chat", status_code=202, responses=problem_responses(404, 409))
@@ -77,7 +78,7 @@ async def upload(
     """Add one file to a build (its type is read from its content; the size limit is
     `limits.max_upload_bytes`). The next turn reads it."""
     data = await file.read(service.limits.max_bytes + 1)
-    return await asyncio.to_thread(
+    return await run_blocking(
         service.upload,
         session_id=session_id,
         user=user,
@@ -92,9 +93,7 @@ async def upload(
 async def remove_upload(
     session_id: str, upload_id: str, user: CurrentUser, service: ConstructorDep
 ) -> Response:
-    await asyncio.to_thread(
-        service.remove_upload, session_id=session_id, user=user, upload_id=upload_id
-    )
+    await run_blocking(service.remove_upload, session_id=session_id, user=user, upload_id=upload_id)
     return Response(status_code=204)
 
 
@@ -110,14 +109,14 @@ async def events(
     Last-Event-ID resumes after it). The stream ends when the build is idle again."""
     last = parse_cursor(request.headers.get("last-event-id", ""))
     start_after = after if last is None else last
-    await asyncio.to_thread(service.status, session_id=session_id, user=user)  # 404 if not yours
+    await run_blocking(service.status, session_id=session_id, user=user)  # 404 if not yours
 
     async def stream() -> AsyncIterator[str]:
         cursor = start_after
         while True:
             # Status first: a turn writes its last event before it turns idle.
-            status = await asyncio.to_thread(service.status, session_id=session_id, user=user)
-            batch: list[EventOut] = await asyncio.to_thread(
+            status = await run_blocking(service.status, session_id=session_id, user=user)
+            batch: list[EventOut] = await run_blocking(
                 service.events, session_id=session_id, user=user, after=cursor
             )
             for event in batch:
@@ -139,11 +138,9 @@ async def image(
 ) -> Response:
     """An image from a build's sources: its author sees it, and so does anyone who can see the
     course it was published in."""
-    found = await asyncio.to_thread(
-        service.image, session_id=session_id, image_id=image_id, user=user
-    )
+    found = await run_blocking(service.image, session_id=session_id, image_id=image_id, user=user)
     # an SVG is redrawn without scripts; every image is served sandboxed (uploaded_images)
-    return await asyncio.to_thread(uploaded_image_response, found.media_type, found.data)
+    return await run_blocking(uploaded_image_response, found.media_type, found.data)
 
 
 @router.websocket("/session/ws/{session_id}")
@@ -157,7 +154,7 @@ async def session_ws(websocket: WebSocket, session_id: str) -> None:
         return
     service = constructor_service(websocket.app.state)
     try:
-        await asyncio.to_thread(service.status, session_id=session_id, user=user)
+        await run_blocking(service.status, session_id=session_id, user=user)
     except NotFoundError:
         await websocket.close(code=ws_auth.NOT_FOUND, reason="no such build")
         return
@@ -178,8 +175,8 @@ async def session_ws(websocket: WebSocket, session_id: str) -> None:
                 continue
             cursor = view.last_event_id
             while True:
-                status = await asyncio.to_thread(service.status, session_id=session_id, user=user)
-                batch = await asyncio.to_thread(
+                status = await run_blocking(service.status, session_id=session_id, user=user)
+                batch = await run_blocking(
                     service.events, session_id=session_id, user=user, after=cursor
                 )
                 for event in batch:

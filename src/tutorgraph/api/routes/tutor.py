@@ -3,7 +3,6 @@ both kinds, and answers to the quiz cards they show."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import datetime
@@ -20,6 +19,7 @@ from tutorgraph.api.sse import sse_response
 from tutorgraph.api.unit_of_work import UnitOfWorkRoute
 from tutorgraph.errors import InputError
 from tutorgraph.limits import check_message
+from tutorgraph.offload import run_blocking
 from tutorgraph.store import courses
 from tutorgraph.store.db import Database
 from tutorgraph.store.ids import DbId
@@ -275,4 +275,4 @@ async def quiz_answer(body: QuizAnswerIn, user: CurrentUser, database: DatabaseD
     otherwise), and only your first answer to it, in any conversation, moves your mastery of
     its concept (`recorded`). A wrong answer does not reveal the right option; a retry is
     graded but never moves mastery. `why`, your reason, comes back with the verdict."""
-    return await asyncio.to_thread(_grade, database, user, body)
+    return await run_blocking(_grade, database, user, body)

@@ -4,7 +4,6 @@ anyone else's is not found."""
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any, Literal
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
@@ -24,6 +23,7 @@ from tutorgraph.api.sse import payload
 from tutorgraph.api.unit_of_work import UnitOfWorkRoute
 from tutorgraph.errors import InputError, TutorgraphError
 from tutorgraph.limits import check_message
+from tutorgraph.offload import run_blocking
 from tutorgraph.store.db import Database
 from tutorgraph.store.ids import DbId
 from tutorgraph.tutor.agent_loop import AgentEvent
@@ -56,7 +56,7 @@ class SessionChatIn(BaseModel):
 
 
 async def _owned(database: Database, user_id: int, session_id: str) -> GuidedSession:
-    return await asyncio.to_thread(
+    return await run_blocking(
         lambda: open_session(database=database, user_id=user_id, session_id=session_id)
     )
 
@@ -66,7 +66,7 @@ async def start(
     body: SessionStartIn, user: CurrentUser, database: DatabaseDep, tutor: CoordinatorDep
 ) -> SessionTurn:
     """Start a guided session about a lesson: the reply is the tutor's welcome."""
-    guided = await asyncio.to_thread(
+    guided = await run_blocking(
         lambda: start_session(database=database, user=user, lesson_id=body.lesson_id)
     )
     return await tutor.turn(guided, None)

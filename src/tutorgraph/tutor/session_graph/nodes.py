@@ -6,13 +6,13 @@ Runtime dependencies come from `config["configurable"]`: `database` (a store Dat
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any, cast
 
 from langchain_core.runnables import RunnableConfig
 
 from tutorgraph.grading import mastery
+from tutorgraph.offload import run_blocking
 from tutorgraph.store.db import Database
 from tutorgraph.store.models import Lesson
 from tutorgraph.tutor.context import QuizCard
@@ -58,7 +58,7 @@ async def welcome(state: SessionState, config: RunnableConfig) -> Update:
     if state.get("welcomed"):
         return {"replies": []}
     database, _ = _deps(config)
-    title = await asyncio.to_thread(_lesson_title, database, state["lesson_id"])
+    title = await run_blocking(_lesson_title, database, state["lesson_id"])
     text = (
         f"Welcome! We're studying **{title}**. Ask me anything about it, say *quiz me* for a "
         "check, *what should I review* for your gaps, or *summarize* to wrap up."
@@ -116,7 +116,7 @@ def _weak_concepts(database: Database, user_id: int, lesson_id: int) -> list[tup
 
 async def gap_analysis(state: SessionState, config: RunnableConfig) -> Update:
     database, _ = _deps(config)
-    rows = await asyncio.to_thread(_weak_concepts, database, state["user_id"], state["lesson_id"])
+    rows = await run_blocking(_weak_concepts, database, state["user_id"], state["lesson_id"])
     weak = [(c, m) for c, m in rows if m < REVIEW_BELOW]
     if not rows:
         text = "This lesson lists no concepts to measure yet."
@@ -155,13 +155,13 @@ async def quiz(state: SessionState, config: RunnableConfig) -> Update:
     position = state.get("quiz_position", 0)
     update: Update = {}
     if not cards or state.get("quiz_completed"):
-        cards = await asyncio.to_thread(_cards, database, state["lesson_id"])
+        cards = await run_blocking(_cards, database, state["lesson_id"])
         position = 0
         update = {"current_quiz": cards, "quiz_position": 0, "quiz_completed": False}
     if not cards:
         return {**_say(state, "This lesson has no quiz questions yet."), **update}
     card = QuizCard.model_validate(cards[position])
-    await asyncio.to_thread(_show, database, state["user_id"], state["lesson_id"], card.id)
+    await run_blocking(_show, database, state["user_id"], state["lesson_id"], card.id)
     public = card.model_dump(include={"id", "question", "options"})
     said = _say(state, _question_text(card, position + 1, len(cards)), quiz=public)
     return {**update, **said, "awaiting_quiz_answer": True}
@@ -209,7 +209,7 @@ async def grade_quiz(state: SessionState, config: RunnableConfig) -> Update:
     )
     graded = state.get("graded_cards", [])
     first = card.id not in graded
-    correct, feedback = await asyncio.to_thread(
+    correct, feedback = await run_blocking(
         _grade, database, state["user_id"], state["lesson_id"], card, answer
     )
     position += 1
