@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from http.cookiejar import CookieJar, DefaultCookiePolicy
@@ -21,6 +22,7 @@ from tests.tutor.conftest import parse_sse, public_cards
 from tutorgraph.api.app import create_app
 from tutorgraph.bench.live_server import LiveServer
 from tutorgraph.cli.seed import run_seed
+from tutorgraph.grading import mastery
 from tutorgraph.grading.mastery import weighted_moving_average
 from tutorgraph.learning import reviews
 from tutorgraph.settings import Settings
@@ -285,3 +287,49 @@ def test_a_step_taken_ten_times_at_once_starts_one_round(tmp_path: Path, backend
     assert [response.status_code for response in takes] == [200] * CARD_ANSWERS
     assert len(rounds) == 1
     assert {response.json()["url"] for response in takes} == {f"/quiz/{rounds[0]['id']}"}
+
+
+def test_two_transactions_moving_the_same_concepts_in_opposite_orders_both_commit(
+    tmp_path: Path, backend: str
+) -> None:
+    """An interview's end (A then B) beside an assessment's (B then A): without one lock per
+    learner, PostgreSQL found a deadlock and failed one of them."""
+    settings = make_settings(tmp_path, backend)
+    migrate.upgrade(settings)
+    database = Database(settings)
+    with database.session() as session:
+        user_id = users.create_user(
+            session=session, email="both@example.org", name="Both", password_hash="!"
+        ).id
+    first_moved = threading.Event()
+    errors: list[str] = []
+
+    def moves(concepts: list[str], *, wait: bool) -> None:
+        try:
+            if wait:
+                first_moved.wait(timeout=10)
+            with database.session() as session:
+                for n, concept in enumerate(concepts):
+                    mastery.record_score(session=session, user_id=user_id, concept=concept, score=1)
+                    if n == 0 and not wait:
+                        first_moved.set()
+                        time.sleep(0.5)  # the other transaction starts meanwhile
+        except Exception as exc:  # the test reports what failed
+            errors.append(repr(exc))
+
+    threads = [
+        threading.Thread(target=moves, args=(["a", "b"],), kwargs={"wait": False}),
+        threading.Thread(target=moves, args=(["b", "a"],), kwargs={"wait": True}),
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    with database.session() as session:
+        attempts = {
+            row.concept: row.attempts
+            for row in mastery.learner_mastery(session=session, user_id=user_id)
+        }
+    database.dispose()
+    assert errors == []
+    assert attempts == {"a": 2, "b": 2}

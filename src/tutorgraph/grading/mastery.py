@@ -70,6 +70,9 @@ def record_score(
     (certainty < 1) moves them proportionally less: certainty 0.5 goes half the way. The row is
     locked from read to write, so answers graded at once each count (`store.atomic`)."""
     params = concept_params(session=session, concept=concept)
+    # One learner's mastery changes one transaction at a time: a transaction that moves several
+    # concepts (an interview's or an assessment's end) never waits in a cycle with another.
+    atomic.serialize(session, "mastery", user_id)
     row = atomic.locked_or_created(
         session,
         ConceptMastery,
