@@ -28,7 +28,13 @@ from tutorgraph.learning import reviews
 from tutorgraph.settings import Settings
 from tutorgraph.store import migrate, users
 from tutorgraph.store.db import Database
-from tutorgraph.store.models import ConceptReview, Lesson
+from tutorgraph.store.models import (
+    ConceptReview,
+    CourseShare,
+    Lesson,
+    UserLessonProgress,
+    XapiStatement,
+)
 from tutorgraph.tutor.context import QuizCard
 from tutorgraph.tutor.quiz_grading import lesson_quiz
 
@@ -333,3 +339,54 @@ def test_two_transactions_moving_the_same_concepts_in_opposite_orders_both_commi
     database.dispose()
     assert errors == []
     assert attempts == {"a": 2, "b": 2}
+
+
+async def _joins_and_completions(url: str, slug: str, lesson: int, owner_email: str) -> list[int]:
+    async with _client(url) as http:
+        owner = await _login(http, owner_email)
+        token = (await http.post(f"/api/v1/courses/{slug}/share", headers=owner)).json()
+        learner = await _login(http, "joiner@example.org")
+        joins = await asyncio.gather(
+            *(
+                http.post(f"/api/v1/shares/{token['share_token']}", headers=learner)
+                for _ in range(CARD_ANSWERS)
+            )
+        )
+        completions = await asyncio.gather(
+            *(
+                http.put(f"/api/v1/lessons/{lesson}/progress", json={}, headers=learner)
+                for _ in range(CARD_ANSWERS)
+            )
+        )
+    return [reply.status_code for reply in [*joins, *completions]]
+
+
+def test_a_share_link_and_a_lesson_completed_from_ten_tabs_count_once(
+    tmp_path: Path, backend: str
+) -> None:
+    settings = make_settings(tmp_path, backend, content_dir=REPO_CONTENT)
+    migrate.upgrade(settings)
+    run_seed(settings)
+    database = Database(settings)
+    with database.session() as session:
+        owner = users.create_user(
+            session=session, email="owner@example.org", name="Owner", password=PASSWORD
+        )
+        lesson = session.scalars(select(Lesson).where(Lesson.slug == "self-attention")).one()
+        course = lesson.module.learning_path
+        course.visibility, course.created_by = "private", owner.id
+        slug, lesson_id = course.slug, lesson.id
+    with LiveServer(create_app(settings), name="tutorgraph") as server:
+        statuses = asyncio.run(
+            _joins_and_completions(server.url, slug, lesson_id, "owner@example.org")
+        )
+    with database.session() as session:
+        shares = session.scalars(select(CourseShare)).all()
+        progress = session.scalars(select(UserLessonProgress)).all()
+        completed = session.scalars(
+            select(XapiStatement).where(XapiStatement.verb == "completed")
+        ).all()
+    database.dispose()
+    assert statuses == [200] * (2 * CARD_ANSWERS)
+    assert len(shares) == 1 and len(progress) == 1 and progress[0].completed
+    assert len(completed) == 1  # one xAPI `completed` statement, not one per tab

@@ -19,7 +19,7 @@ from sqlalchemy import ColumnElement, Select, or_, select, true
 from sqlalchemy.orm import Session
 
 from tutorgraph.errors import InputError, NotFoundError, PermissionDeniedError
-from tutorgraph.store import xapi_outbox
+from tutorgraph.store import atomic, xapi_outbox
 from tutorgraph.store.models import (
     AuthoredDomain,
     CourseEnrollment,
@@ -262,10 +262,9 @@ def join_by_token(*, session: Session, token: str, user: User) -> LearningPath:
     course = session.scalar(select(LearningPath).where(LearningPath.share_token == token))
     if course is None or not token:
         raise NotFoundError("this share link is not valid (it may have been replaced)")
-    joined = session.scalar(_joined(user).where(CourseShare.learning_path_id == course.id))
-    if course.created_by != user.id and joined is None:
-        session.add(CourseShare(learning_path_id=course.id, user_id=user.id))
-        session.flush()
+    if course.created_by != user.id:  # idempotent, also from two tabs at once
+        key = {"learning_path_id": course.id, "user_id": user.id}
+        atomic.insert_missing(session, CourseShare, key=key, values={})
     return course
 
 
@@ -284,14 +283,13 @@ def completed_lesson_ids(*, session: Session, user: User | None) -> set[int]:
 def set_progress(
     *, session: Session, user: User, lesson: Lesson, completed: bool
 ) -> UserLessonProgress:
-    progress = session.scalar(
-        select(UserLessonProgress).where(
-            UserLessonProgress.user_id == user.id, UserLessonProgress.lesson_id == lesson.id
-        )
+    # locked from read to write: a lesson completed from two tabs at once is completed once
+    progress = atomic.locked_or_created(
+        session,
+        UserLessonProgress,
+        key={"user_id": user.id, "lesson_id": lesson.id},
+        values={"completed": False},
     )
-    if progress is None:
-        progress = UserLessonProgress(user_id=user.id, lesson_id=lesson.id)
-        session.add(progress)
     newly = completed and not progress.completed
     progress.completed = completed
     progress.completed_at = utcnow() if completed else None
