@@ -11,6 +11,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from http.cookiejar import CookieJar, DefaultCookiePolicy
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -65,7 +66,7 @@ async def _login(http: httpx.AsyncClient, email: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {login.json()['access_token']}"}
 
 
-async def _grades_at_once(url: str) -> tuple[list[httpx.Response], list[dict[str, object]], list]:  # type: ignore[type-arg]
+async def _grades_at_once(url: str) -> tuple[list[httpx.Response], list[dict[str, Any]], list[Any]]:
     async with _client(url) as http:
         headers = await _login(http, "tabs@example.org")
         graded = await asyncio.gather(
@@ -88,22 +89,25 @@ def _live(settings: Settings) -> LiveServer:
     return LiveServer(create_app(settings), name="tutorgraph")
 
 
-def _applied_in_some_order(moves: list[tuple[float, float, float, float]], final: float) -> bool:
-    """Whether the (before, score, certainty, after) moves chain from a fresh learner to
-    `final`, each starting where another ended: what applying every score in turn gives."""
-    by_before = {before: (score, certainty, after) for before, score, certainty, after in moves}
-    if len(by_before) != len(moves):
-        return False  # two answers read the same mastery: one of them was lost
+def _why_not_applied_in_turn(moves: list[dict[str, Any]], final: float) -> str | None:
+    """Why the grades' mastery moves, put in the order their attempts were counted, do not
+    chain from a fresh learner to `final` (each starting where the one before ended, moved by
+    its own score): None when they do, as applying every score in turn would."""
+    ordered = sorted(moves, key=lambda move: move["after"]["attempts"])
+    if [move["after"]["attempts"] for move in ordered] != list(range(1, len(moves) + 1)):
+        return "two answers counted the same attempt: one of them was lost"
     current = 0.0
-    for _ in moves:
-        if current not in by_before:
-            return False
-        score, certainty, after = by_before.pop(current)
-        moved = certainty * (weighted_moving_average(current, score) - current)
-        if abs(after - round(current + moved, 6)) > 1e-9:
-            return False
+    for move in ordered:
+        before, after = move["before"]["wma"], move["after"]["wma"]
+        if before != current:
+            return f"attempt {move['after']['attempts']} started from {before}, not {current}"
+        wanted = current + move["certainty"] * (
+            weighted_moving_average(current, move["score"]) - current
+        )
+        if abs(after - wanted) > 1e-6:
+            return f"{current} -> {after} is not a move by {move['score']}"
         current = after
-    return abs(current - final) < 1e-9
+    return None if abs(current - final) < 1e-9 else f"the chain ends at {current}, not {final}"
 
 
 @pytest.mark.timeout(300)
@@ -116,15 +120,10 @@ def test_forty_grades_at_once_by_one_learner_all_count(tmp_path: Path, backend: 
     ][:2]
     assert [(row["concept"], row["attempts"]) for row in mastery] == [("self-attention", AT_ONCE)]
     moves = [
-        (
-            body["mastery"]["before"]["wma"],
-            body["score"],
-            body["certainty"],
-            body["mastery"]["after"]["wma"],
-        )
+        {**body["mastery"], "score": body["score"], "certainty": body["certainty"]}
         for body in (response.json() for response in graded)
     ]
-    assert _applied_in_some_order(moves, mastery[0]["wma"])
+    assert _why_not_applied_in_turn(moves, mastery[0]["wma"]) is None
     assert [(card["concept"], card["reviews"]) for card in reviews] == [("self-attention", AT_ONCE)]
 
 
