@@ -11,6 +11,8 @@ by the tab before) is the right answer to a duplicate and counts as neither."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -53,11 +55,19 @@ def run_tabs_benchmark(
     servers: int,
     database_url: str | None,
     content_dir: Path,
-    workdir: Path,
+    workdir: Path | None = None,
 ) -> TabsResult:
-    with running_servers(
-        count=servers, database_url=database_url, workdir=workdir, content_dir=content_dir
-    ) as urls:
+    """Serve a fresh data dir (kept in `workdir` when given: server logs, SQLite file) and send
+    one learner's `tabs` requests at once."""
+    with contextlib.ExitStack() as stack:
+        if workdir is None:
+            workdir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="tg-tabs-")))
+        workdir.mkdir(parents=True, exist_ok=True)
+        urls = stack.enter_context(
+            running_servers(
+                count=servers, database_url=database_url, workdir=workdir, content_dir=content_dir
+            )
+        )
         started = time.perf_counter()
         result = asyncio.run(_drive(urls, tabs))
         result.wall_seconds = time.perf_counter() - started
@@ -71,8 +81,8 @@ async def _drive(urls: list[str], tabs: int) -> TabsResult:
     no_cookies = CookieJar(DefaultCookiePolicy(allowed_domains=[]))
     async with httpx.AsyncClient(timeout=300, limits=limits, cookies=no_cookies) as http:
         headers = await _learner(http, urls[0])
-        round_id = await _json(http, "POST", f"{urls[0]}/api/v1/practice/rounds", headers, PRACTICE)
-        round_id = round_id["id"]
+        started = await _json(http, "POST", f"{urls[0]}/api/v1/practice/rounds", headers, PRACTICE)
+        round_id = started["id"]
         # a step to take: a weak graded answer plans one that starts a practice round
         await _json(
             http,

@@ -11,7 +11,7 @@ end of the transaction, so the second request reads what the first wrote:
 
 from __future__ import annotations
 
-import zlib
+import hashlib
 from typing import Any, TypeVar
 
 from sqlalchemy import Select, select, text
@@ -32,8 +32,14 @@ def hold_write_lock(session: Session) -> None:
     """On SQLite, start this transaction's write now (a no-op write takes the database's write
     lock until commit), so what it reads next nobody else changes before it writes. Nothing on
     PostgreSQL, which locks rows instead."""
-    if dialect(session) == "sqlite":
+    if dialect(session) == "sqlite" and not _writing(session):
         session.execute(text("UPDATE users SET id = id WHERE 0"))
+
+
+def _writing(session: Session) -> bool:
+    """Whether this SQLite transaction holds the write lock already: the driver begins a
+    transaction only at a transaction's first write."""
+    return bool(session.connection().connection.driver_connection.in_transaction)  # type: ignore[union-attr]
 
 
 def locked(session: Session, statement: Select[Row]) -> Row | None:
@@ -74,14 +80,12 @@ def serialize(session: Session, scope: str, key: str | int) -> None:
     write lock does it there."""
     if dialect(session) == "postgresql":
         session.execute(
-            text("SELECT pg_advisory_xact_lock(:scope, :key)"),
-            {"scope": _int32(scope), "key": _int32(str(key))},
+            text("SELECT pg_advisory_xact_lock(:key)"), {"key": advisory_key(f"{scope}:{key}")}
         )
     else:
         hold_write_lock(session)
 
 
-def _int32(name: str) -> int:
-    """A stable signed 32-bit number for a name (advisory locks take two int4 keys)."""
-    value = zlib.crc32(name.encode())
-    return value - 2**32 if value >= 2**31 else value
+def advisory_key(name: str) -> int:
+    """A stable signed 64-bit PostgreSQL advisory-lock key for a name."""
+    return int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big", signed=True)

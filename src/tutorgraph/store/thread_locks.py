@@ -11,7 +11,6 @@ its threads. The SQLite default serves one process, where the in-process lock is
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import time
 import weakref
 from collections.abc import AsyncIterator
@@ -22,6 +21,7 @@ from sqlalchemy import Connection, Engine, create_engine, text
 from sqlalchemy.pool import NullPool
 
 from tutorgraph.errors import ConflictError
+from tutorgraph.store.atomic import advisory_key
 
 WAIT_SECONDS = 120.0  # how long a request waits for the thread before a 409
 POLL_SECONDS = 0.05
@@ -53,7 +53,7 @@ class ThreadLocks:
             if self._engine is None:
                 yield
                 return
-            connection = await self._acquire(self._engine, _key(thread_id), deadline)
+            connection = await self._acquire(self._engine, advisory_key(thread_id), deadline)
             try:
                 yield
             finally:
@@ -82,11 +82,6 @@ def _try_lock(connection: Connection, key: int) -> bool:
     got = bool(connection.execute(text("SELECT pg_try_advisory_lock(:key)"), {"key": key}).scalar())
     connection.commit()  # a session-level lock outlives the transaction; no idle transaction
     return got
-
-
-def _key(thread_id: str) -> int:
-    """A signed 64-bit advisory-lock key for a thread id."""
-    return int.from_bytes(hashlib.sha256(thread_id.encode()).digest()[:8], "big", signed=True)
 
 
 def _busy() -> ConflictError:

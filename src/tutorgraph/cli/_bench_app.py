@@ -1,0 +1,14 @@
+"""The `tutorgraph bench` command group and the option every benchmark command shares."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+bench_app = typer.Typer(
+    help="Benchmarks; each writes its section of BENCHMARKS.md.", no_args_is_help=True
+)
+
+OutOption = Annotated[Path, typer.Option("--out", help="Markdown report to update.")]
