@@ -227,7 +227,7 @@ async def run_blocking(func: Callable[P, T], /, *args: P.args, **kwargs: P.kwarg
 
 async def run_cpu_bound(func: Callable[..., T], *args: object) -> T:
     """`func(*args)` in a worker thread, at most one per core at a time."""
-    return await anyio.to_thread.run_sync(func, *args, limiter=thread_limiter("cpu", CPU_THREADS))
+    return await run_in_pool("cpu", func, *args)
 
 
 POOLS = ("sandbox", "extraction", "cpu", "commit", "health")

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -97,7 +97,7 @@ def _form_problem(body: bytes) -> str | None:
     return invalid_text(dict(fields))
 
 
-def _body_check(scope: Scope) -> Any:
+def _body_check(scope: Scope) -> Callable[[bytes], str | None] | None:
     """The check for this request's body, by its Content-Type; None for other bodies."""
     content_type = b""
     for name, value in scope["headers"]:
@@ -129,7 +129,7 @@ class UnicodeInputMiddleware:
         await self.app(scope, receive, send)
 
 
-def _checked_body(receive: Receive, check: Any) -> Receive:
+def _checked_body(receive: Receive, check: Callable[[bytes], str | None]) -> Receive:
     """`receive` that hands the body over as it comes, and checks it whole before its last
     chunk (the body limit, outside this middleware, has bounded it already)."""
     chunks: list[bytes] = []
