@@ -100,12 +100,19 @@ def _extract_in_child(
     except ExtractionError as exc:
         outcome = ("error", exc.message)
     except MemoryError:
-        limit = memory // 2**20
-        outcome = ("error", f"{filename}: needs more than {limit} MB of memory to read")
+        outcome = ("error", _too_big(filename, memory))
     except Exception:
         outcome = ("crash", traceback.format_exc())
-    sender.send(outcome)
+    try:
+        sender.send(outcome)
+    except MemoryError:  # read within the limit, but sending it back needs more
+        del outcome
+        sender.send(("error", _too_big(filename, memory)))
     sender.close()
+
+
+def _too_big(filename: str, memory: int) -> str:
+    return f"{filename}: needs more than {memory // 2**20} MB of memory to read"
 
 
 def _stop(process: BaseProcess) -> None:
