@@ -8,11 +8,13 @@ PORT ?= 8000
 
 .PHONY: run install install-llama test lint typecheck bench browser clean
 
-$(STAMP): pyproject.toml requirements.lock
+# The server (src/) and, editable beside it, the benchmarks and test fakes (bench/: a package of
+# their own that the server never installs nor imports; `tutorgraph bench` needs it).
+$(STAMP): pyproject.toml bench/pyproject.toml requirements.lock
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements.lock
-	$(BIN)/python -m pip install --quiet --no-deps -e .
+	$(BIN)/python -m pip install --quiet --no-deps -e . -e ./bench
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -40,8 +42,8 @@ test: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests benchmarks
-	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/ruff check src bench tests benchmarks
+	$(BIN)/ruff format --check src bench tests benchmarks
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

@@ -7,10 +7,10 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from tutorgraph.bench.grading import markdown, run_grading_benchmark
 from tutorgraph.cli import app
 from tutorgraph.grading.calibration import DEFAULT_PATH, load_default
 from tutorgraph.grading.types import GradingRequest, RubricScores, Verdict
+from tutorgraph_bench.grading import markdown, run_grading_benchmark
 
 QUESTION = "Why does the bulb go out when the switch is opened?"
 REFERENCE = "Opening the switch breaks the circuit so no current flows through the bulb."
@@ -83,8 +83,23 @@ def test_semeval_protocol_with_the_offline_grader(tmp_path: Path) -> None:
     assert row.accuracy == 1.0 and row.macro_f1 == 1.0
     assert result.quality is not None and result.quality.consistency == 0.0
     text = markdown(result, "tutorgraph bench grading --dataset semeval")
-    assert "| sciEntsBank | unseen answers | 6 | 1.000 |" in text
+    # accuracy with its Wilson interval (6 of 6 right), macro-F1 with its bootstrap interval
+    assert "| sciEntsBank | unseen answers | 6 | 1.000 [0.610, 1.000] | 1.000 [1.000, 1.000] |" in (
+        text
+    )
     assert "tutorgraph bench grading --dataset semeval" in text
+    # 0 by construction for the offline grader: said once, never offered as a target met
+    assert "| consistency:" not in text and "| position bias:" not in text
+    assert "so both are 0 by construction" in text
+
+
+def test_a_model_judge_is_held_to_consistency_and_position_bias(tmp_path: Path) -> None:
+    path = write_semeval(tmp_path / "semeval.csv")
+    result = run_grading_benchmark("semeval", path, grader=keyword_judge, grader_name="judge")
+    text = markdown(result, "tutorgraph bench grading --dataset semeval")
+    assert result.quality is not None and not result.quality.deterministic
+    assert "| consistency: mean std of the score over 3 runs" in text
+    assert "| position bias:" in text and "by construction" not in text
 
 
 def test_a_plugged_in_grader_is_measured_instead(tmp_path: Path) -> None:
@@ -122,8 +137,8 @@ def test_test_split_labels_never_reach_the_calibration(tmp_path: Path) -> None:
     """Fitting reads the train split only: flipping every test label changes nothing fitted."""
     from dataclasses import replace
 
-    from tutorgraph.bench._grading_data import load_items
-    from tutorgraph.bench.grading import fit_from_items
+    from tutorgraph_bench._grading_data import load_items
+    from tutorgraph_bench.grading import fit_from_items
 
     items = load_items("semeval", write_semeval(tmp_path / "semeval.csv"))
     flipped = [

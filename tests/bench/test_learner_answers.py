@@ -1,5 +1,6 @@
 """The independently-written-answers benchmark: the files are checked against the knowledge base,
-the split is stable, and the report counts what it says it counts."""
+the halves are split by topic as `benchmarks/splits.yaml` records, and the report counts what it
+says it counts."""
 
 from __future__ import annotations
 
@@ -9,17 +10,22 @@ from pathlib import Path
 
 import pytest
 
-from tutorgraph.bench.learner_answers import (
+from tutorgraph.knowledge import get_domain, shipped_domains
+from tutorgraph_bench.learner_answers import (
     AnswerSetError,
+    development_half,
     grade_all,
     load_answers,
     report,
     request_for,
-    split_of,
+    sealed_halves,
+    untuned_answers,
 )
-from tutorgraph.bench.learners import SimulatedLearner
-from tutorgraph.knowledge import get_domain
+from tutorgraph_bench.learners import SimulatedLearner
+from tutorgraph_bench.splits import TOPICS_PER_HALF, SplitError, by_rule, load_split
 
+ROOT = Path(__file__).resolve().parents[2]
+SPLITS = ROOT / "benchmarks" / "splits.yaml"
 QUESTION = "python-data-model-understand-1"
 ROWS = """answers:
 - question: python-data-model-understand-1
@@ -56,9 +62,11 @@ def test_a_small_set_is_graded_in_order(tmp_path: Path) -> None:
     scores = {g.answer.category: g.verdict.score for g in graded}
     assert scores["correct"] > scores["partial"] > scores["wrong"]
     result = report(graded, "all")
-    assert result.answers == 3 and result.questions == 1 and result.ordering == 1.0
-    assert result.misconception_n == 1 and result.misconception_recall == 1.0
+    assert result.answers == 3 and result.questions == 1 and result.ordering.value == 1.0
+    assert result.ordering.n == 1 and 0.0 < result.ordering.low < 1.0 == result.ordering.high
+    assert result.misconception_recall.n == 1 and result.misconception_recall.value == 1.0
     assert result.met == {"ordering": True, "correct": True, "wrong": True}
+    assert answers[0].topic == "python-data-model" and answers[0].answer_set == tmp_path.name
 
 
 @pytest.mark.parametrize(
@@ -83,10 +91,58 @@ def test_an_empty_folder_is_refused(tmp_path: Path) -> None:
         load_answers(tmp_path)
 
 
-def test_the_split_is_stable_and_uses_both_halves() -> None:
-    ids = [q.id for t in get_domain("python").domain.topics for q in t.questions]
-    assert [split_of(i) for i in ids] == [split_of(i) for i in ids]
-    assert {split_of(i) for i in ids} == {"dev", "test"}
+def test_the_recorded_split_is_the_documented_rule_seven_and_seven_per_domain() -> None:
+    split = load_split(SPLITS)
+    assert {d: (split.dev[d], split.sealed[d]) for d in split.dev} == by_rule()
+    for domain, kb in shipped_domains().items():
+        assert len(split.dev[domain]) == len(split.sealed[domain]) == TOPICS_PER_HALF
+        topics = {t.id for t in kb.domain.topics}
+        assert set(split.dev[domain]) | set(split.sealed[domain]) == topics
+    assert not split.topics("dev") & split.topics("sealed")
+
+
+def test_a_split_that_misses_or_repeats_a_topic_is_refused(tmp_path: Path) -> None:
+    text = SPLITS.read_text(encoding="utf-8")
+    path = tmp_path / "splits.yaml"
+    path.write_text(text.replace("      - type-hints\n", "      - classes-and-oop\n"), "utf-8")
+    with pytest.raises(SplitError, match=r"missing \['type-hints'\], twice \['classes-and-oop'\]"):
+        load_split(path)
+
+
+def _split_with_sets(tmp_path: Path, tuned: str | None, clean: str | None) -> Path:
+    """A copy of the shipped split whose sets are `tuned` and `clean` folders under tmp_path."""
+    text = SPLITS.read_text(encoding="utf-8")
+    head = text[: text.index("  sets:\n")]
+    rows = []
+    for folder, is_tuned in ((tuned, True), (clean, False)):
+        if folder is not None:
+            rows.append(f"    - folder: {folder}\n      tuned: {str(is_tuned).lower()}\n")
+    path = tmp_path / "splits.yaml"
+    path.write_text(head + "  sets:\n" + "".join(rows), encoding="utf-8")
+    return path
+
+
+def _answer_rows(question: str, text: str) -> str:
+    return f"- question: {question}\n  category: correct\n  voice: terse\n  answer: {text}\n"
+
+
+def test_the_halves_never_mix_topics_and_the_pool_avoids_tuned_answers(tmp_path: Path) -> None:
+    dev_q, sealed_q = "functions-and-scope-remember-1", "python-data-model-remember-1"
+    for folder in ("old", "new"):
+        (tmp_path / folder).mkdir()
+        rows = _answer_rows(dev_q, f"{folder} dev") + _answer_rows(sealed_q, f"{folder} sealed")
+        (tmp_path / folder / "a.yaml").write_text("answers:\n" + rows, encoding="utf-8")
+    both = load_split(_split_with_sets(tmp_path, "old", "new"))
+    assert [a.answer for a in development_half(both)] == ["old dev"]  # the tuned set's dev topics
+    assert [(s.name, [a.answer for a in answers]) for s, answers in sealed_halves(both)] == [
+        ("old", ["old sealed"]),
+        ("new", ["new sealed"]),
+    ]
+    assert sorted(a.answer for a in untuned_answers(both).answers) == ["new dev", "new sealed"]
+    old_only = load_split(_split_with_sets(tmp_path, "old", "absent"))
+    pool = untuned_answers(old_only)
+    assert [a.answer for a in pool.answers] == ["old sealed"]  # never a development topic's
+    assert "sealed-topic answers" in pool.description
 
 
 def test_pool_learners_answer_by_mastery_from_the_pool() -> None:
@@ -104,8 +160,20 @@ def test_pool_learners_answer_by_mastery_from_the_pool() -> None:
     assert learner.fallbacks == 1
 
 
+def test_pool_learners_answer_unpooled_topics_from_the_references_and_score_none_of_them() -> None:
+    kb = get_domain("python")
+    pool = {QUESTION: {"correct": ["RIGHT"], "partial": ["HALF"], "wrong": ["WRONG"]}}
+    learner = SimulatedLearner.generate(kb, "junior", random.Random(3), style="pool", pool=pool)
+    assert learner.scored_topics() == {"python-data-model"} & set(learner.mastery)
+    outside = next(t for t in learner.mastery if t != "python-data-model")
+    learner.mastery[outside] = 1.0  # mastered: the reference answer, as a consistent learner
+    question = kb.topic(outside).questions[0]
+    assert learner.answer(question.id, outside) == question.reference_answer
+    assert learner.unpooled == 1 and learner.fallbacks == 0
+
+
 def test_the_shipped_answer_set_covers_every_bank_question_three_ways() -> None:
-    answers = load_answers(Path(__file__).resolve().parents[2] / "benchmarks" / "learner_answers")
+    answers = load_answers(ROOT / "benchmarks" / "learner_answers")
     by_question: dict[str, list[str]] = {}
     for answer in answers:
         by_question.setdefault(answer.question_id, []).append(answer.category)
@@ -123,7 +191,8 @@ def test_the_shipped_answer_set_covers_every_bank_question_three_ways() -> None:
 def test_no_shipped_graded_example_is_a_copy_of_a_benchmark_answer() -> None:
     """The grader reads the knowledge base's graded examples; the benchmark measures it on
     answers written apart from them. A (near) copy would let the set grade itself."""
-    answers = load_answers(Path(__file__).resolve().parents[2] / "benchmarks" / "learner_answers")
+    split = load_split(SPLITS)
+    answers = [a for s in split.present_sets() for a in load_answers(s.folder, s.name)]
     copies = [
         (a.question_id, a.category)
         for a in answers

@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Literal
 
 from tutorgraph.errors import InputError
-from tutorgraph.grading import _text
 from tutorgraph.grading.types import GradingRequest
+from tutorgraph.text.stopwords import ANSWER_STOPWORDS
+from tutorgraph.text.tokens import words
 
 Dataset = Literal["semeval", "saf"]
 REFERENCE_SEPARATOR = " ||| "
@@ -116,14 +117,14 @@ def load_items(dataset: Dataset, path: Path) -> list[GradingItem]:
 def lexical_share(item: GradingItem) -> float:
     """Baseline: share of a reference's distinct content words (stopwords dropped, unstemmed)
     present in the answer, best reference."""
-    answer = set(_text.words(item.answer))
+    answer = set(words(item.answer))
     shares = []
     for reference in item.references:
-        tokens = {w for w in _text.words(reference) if w not in _text.STOPWORDS}
+        tokens = {w for w in words(reference) if w not in ANSWER_STOPWORDS}
         shares.append(len(tokens & answer) / len(tokens) if tokens else 0.0)
     return max(shares, default=0.0)
 
 
 def answer_length(item: GradingItem) -> int:
     """Words in the answer (for the length-bias metric)."""
-    return len(_text.words(item.answer))
+    return len(words(item.answer))

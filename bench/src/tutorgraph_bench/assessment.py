@@ -1,5 +1,5 @@
-"""Assessment quality and cost: simulated learners (`bench/learners.py`) take full assessments
-with the offline engine on a SQLite checkpointer.
+"""Assessment quality and cost: simulated learners (`learners.py`) take full assessments with
+the offline engine on a SQLite checkpointer.
 
 Measured: the error of each assessed topic's final confidence against the learner's true
 mastery; gap detection (a reported gap against true mastery below the target, over every agenda
@@ -19,11 +19,13 @@ import random
 import statistics
 import tempfile
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
 import yaml
 from langchain_core.runnables import RunnableConfig
 from langgraph.types import Command
@@ -35,14 +37,15 @@ from tutorgraph.assessment.graph import AssessmentGraph, compile_graph
 from tutorgraph.assessment.router import HIGH_CONFIDENCE
 from tutorgraph.assessment.service import pending_interrupt
 from tutorgraph.assessment.state import AssessmentInput
-from tutorgraph.bench.learners import LEARNER_STYLES, LearnerStyle, Pool, SimulatedLearner
-from tutorgraph.bench.metrics import percentile
 from tutorgraph.engines import offline_engine
-from tutorgraph.grading.evaluator import Evaluator
 from tutorgraph.knowledge import TargetLevel, get_domain
+from tutorgraph.learner_model.evaluator import Evaluator
 from tutorgraph.llm import Message, Model, SchemaT, StreamEvent, ToolSpec
 from tutorgraph.settings import Settings
 from tutorgraph.store.checkpoints import ASSESSMENT_DURABILITY, open_checkpointer
+from tutorgraph_bench.learner_answers import LearnerAnswer
+from tutorgraph_bench.learners import LEARNER_STYLES, LearnerStyle, Pool, SimulatedLearner
+from tutorgraph_bench.metrics import Interval, bootstrap, mean_interval, percentile
 
 __all__ = [
     "LEARNER_STYLES",
@@ -115,6 +118,8 @@ class ConfigResult:
     fn: int = 0
     tn: int = 0
     fallbacks: int = 0
+    unpooled: int = 0
+    by_learner: list[tuple[int, int, int]] = field(default_factory=list)  # tp, fp, fn each
 
 
 @dataclass(frozen=True)
@@ -124,6 +129,7 @@ class ParaphraseResult:
     confidence: float  # mean evaluator confidence (demonstrated understanding)
     confident_share: float  # share of answers at confidence >= HIGH_CONFIDENCE
     reference_confidence: float  # mean confidence of the same questions' reference answers
+    confidence_interval: Interval  # the mean confidence with its 95% bootstrap interval
 
 
 @dataclass
@@ -143,6 +149,7 @@ class AssessmentBenchmark:
             total.tp, total.fp, total.fn, total.tn = (
                 total.tp + c.tp, total.fp + c.fp, total.fn + c.fn, total.tn + c.tn
             )  # fmt: skip
+            total.by_learner += c.by_learner
         return total
 
     def styled(self, style: LearnerStyle) -> list[ConfigResult]:
@@ -204,6 +211,7 @@ async def run_assessment_benchmark(
                         )
                         score_learner(result, learner, (await graph.aget_state(config)).values)
                         result.fallbacks += learner.fallbacks
+                        result.unpooled += learner.unpooled
                     results.append(result)
     return AssessmentBenchmark(results, step_ms, agent_ms)
 
@@ -237,7 +245,11 @@ def score_learner(result: ConfigResult, learner: SimulatedLearner, values: dict[
     result.learners += 1
     result.questions.append(len(values["questions"]))
     result.max_questions = values["max_questions"]
+    before = (result.tp, result.fp, result.fn)
+    scored = learner.scored_topics()  # a pool learner: the topics answered from the pool
     for topic, mastery in learner.mastery.items():
+        if topic not in scored:
+            continue
         result.topics += 1
         if topic in nodes:
             result.errors.append(abs(nodes[topic]["confidence"] - mastery))
@@ -247,6 +259,10 @@ def score_learner(result: ConfigResult, learner: SimulatedLearner, values: dict[
             result.tp, result.fp = result.tp + (topic in truth), result.fp + (topic not in truth)
         else:
             result.fn, result.tn = result.fn + (topic in truth), result.tn + (topic not in truth)
+    tp, fp, fn = (
+        now - then for now, then in zip((result.tp, result.fp, result.fn), before, strict=True)
+    )
+    result.by_learner.append((tp, fp, fn))
 
 
 async def paraphrase_credit(path: Path) -> ParaphraseResult:
@@ -274,6 +290,7 @@ async def paraphrase_credit(path: Path) -> ParaphraseResult:
         confidence=statistics.fmean(confidences),
         confident_share=sum(c >= HIGH_CONFIDENCE for c in confidences) / len(confidences),
         reference_confidence=statistics.fmean(references),
+        confidence_interval=mean_interval(confidences),
     )
 
 
@@ -302,8 +319,10 @@ def _table(result: AssessmentBenchmark, style: LearnerStyle) -> list[str]:
 def verdicts(result: AssessmentBenchmark, style: LearnerStyle) -> str:
     configs = result.styled(style)
     score, share = f1(result.totals(style)), question_shares(configs)
+    pooled = gap_f1_interval(result.totals(style).by_learner)
     return (
-        f"gap F1 {score:.3f} (target >= 0.85: {'met' if score >= 0.85 else 'NOT met'}); "
+        f"gap F1 {score:.3f}, 95% interval [{pooled.low:.3f}, {pooled.high:.3f}] over "
+        f"{pooled.n} learners (target >= 0.85: {'met' if score >= 0.85 else 'NOT met'}); "
         f"questions {share:.0%} of the maximum (target <= 60%: "
         f"{'met' if share <= 0.6 else 'NOT met'})"
     )
@@ -318,7 +337,7 @@ def markdown(result: AssessmentBenchmark, command: str) -> str:
         f"Command: `{command}`",
         "",
         "Simulated learners with a known true mastery per topic take full assessments with the "
-        "offline engine on a SQLite checkpointer; `src/tutorgraph/bench/learners.py` defines "
+        "offline engine on a SQLite checkpointer; `bench/src/tutorgraph_bench/learners.py` defines "
         "them. Confidence MAE: |final confidence - true mastery| over the topics assessed. Gap "
         "detection: a reported gap against a true mastery below the level's target, over every "
         "agenda topic (a topic never reached is reported as a gap, as the report shows it). "
@@ -346,7 +365,9 @@ def markdown(result: AssessmentBenchmark, command: str) -> str:
             f"{p.answers} correct answers to bank questions written in other words than the "
             "reference answers (`benchmarks/paraphrased_answers.yaml`, hand-written): mean "
             f"grading score {p.score:.2f}, mean evaluator confidence **{p.confidence:.2f}** "
-            f"({p.confident_share:.0%} of them at >= {HIGH_CONFIDENCE}); the same questions' "
+            f"(95% bootstrap interval [{p.confidence_interval.low:.2f}, "
+            f"{p.confidence_interval.high:.2f}]; {p.confident_share:.0%} of them at >= "
+            f"{HIGH_CONFIDENCE}); the same questions' "
             f"reference answers get {p.reference_confidence:.2f}. Read this with care: the "
             "knowledge base's accepted phrasings were written by the same team that wrote these "
             "paraphrases, after it had read them, so the figure shows how far the phrasings "
@@ -367,12 +388,10 @@ def markdown(result: AssessmentBenchmark, command: str) -> str:
     return "\n".join(lines)
 
 
-def load_pool(directory: Path) -> Pool:
-    """The independent answer pool by question and category (`bench/learner_answers.py`)."""
-    from tutorgraph.bench.learner_answers import load_answers
-
+def as_pool(answers: Sequence[LearnerAnswer]) -> Pool:
+    """Answers by question and category, as the pool learners draw them."""
     pool: Pool = {}
-    for answer in load_answers(directory):
+    for answer in answers:
         pool.setdefault(answer.question_id, {}).setdefault(answer.category, []).append(
             answer.answer
         )
@@ -400,11 +419,20 @@ class SeedRun:
     def mae(self) -> float:
         return statistics.fmean(self.total.errors)
 
-    @property
-    def fallback_share(self) -> float:
+    def _share_of_answers(self, count: Callable[[ConfigResult], int]) -> float:
         configs = self.result.styled("pool")
         answers = sum(sum(c.questions) for c in configs)
-        return sum(c.fallbacks for c in configs) / answers if answers else 0.0
+        return sum(count(c) for c in configs) / answers if answers else 0.0
+
+    @property
+    def fallback_share(self) -> float:
+        """Answers taken from another question of the topic (a question the pool lacks)."""
+        return self._share_of_answers(lambda c: c.fallbacks)
+
+    @property
+    def unpooled_share(self) -> float:
+        """Answers on a topic outside the pool (reference-worded, that topic not scored)."""
+        return self._share_of_answers(lambda c: c.unpooled)
 
 
 async def run_pool_benchmark(*, learners: int, seeds: Sequence[int], pool: Pool) -> list[SeedRun]:
@@ -423,40 +451,63 @@ def _mean_sd(values: Sequence[float], digits: int = 3) -> str:
     return f"{statistics.fmean(values):.{digits}f} ± {sd:.{digits}f}"
 
 
-def pool_markdown(runs: Sequence[SeedRun], command: str, *, answers: int) -> str:
+def gap_f1_interval(by_learner: Sequence[tuple[int, int, int]]) -> Interval:
+    """Gap F1 over the learners' summed counts, with a bootstrap interval over learners."""
+    counts = np.array(by_learner, dtype=np.float64).reshape(-1, 3)
+
+    def f1_of(ix: npt.NDArray[np.intp]) -> float:
+        tp, fp, fn = counts[ix].sum(axis=0)
+        return float(2 * tp / (2 * tp + fp + fn)) if tp else 0.0
+
+    return bootstrap(f1_of, len(counts))
+
+
+def pool_markdown(runs: Sequence[SeedRun], command: str, *, source: str) -> str:
     f1s, shares = [r.f1 for r in runs], [r.share for r in runs]
     mean_f1, mean_share = statistics.fmean(f1s), statistics.fmean(shares)
     steps = [ms for r in runs for ms in r.result.step_ms]
     median = statistics.median(steps)
+    pooled_f1 = gap_f1_interval([c for r in runs for c in r.total.by_learner])
+    pooled_share = mean_interval(
+        [q / c.max_questions for r in runs for c in r.result.styled("pool") for q in c.questions]
+    )
     lines = [
         "## Assessment on independently written answers (simulated learners)",
         "",
         f"Command: `{command}`",
         "",
-        "Simulated learners with a known true mastery per topic (`bench/learners.py`, style "
-        "`pool`) take full assessments with the offline engine. Every answer they give comes "
-        f"from the {answers} answers of `benchmarks/learner_answers/`, written by people who "
-        "never saw the references or the grader: a correct one on a mastered topic, a partial "
-        "one on a topic just below its target, a wrong one otherwise, one category off 10% of "
-        "the time. Gap detection: a reported gap against a true mastery below the level's "
-        "target, over every agenda topic. One population per seed.",
+        "Simulated learners with a known true mastery per topic "
+        "(`tutorgraph_bench/learners.py`, style `pool`) take full assessments with the offline "
+        f"engine. On every topic the pool covers they answer from {source}: answers the grader "
+        "was not tuned on, written by people who never saw the references or the grader; a "
+        "correct one on a mastered topic, a partial one on a topic just below its target, a "
+        "wrong one otherwise, one category off 10% of the time. A topic the pool does not cover "
+        "is answered with reference-worded answers (as the upper-bound learners below do) and "
+        "left out of every figure. Gap detection: a reported gap against a true mastery below "
+        "the level's target, over the scored agenda topics. One population per seed.",
         "",
-        "| seed | learners | gap precision | gap recall | gap F1 | questions (share of max) | "
-        "confidence MAE | answers from another question of the topic |",
-        "|---|---|---|---|---|---|---|---|",
+        "| seed | learners | scored topics | gap precision | gap recall | gap F1 | questions "
+        "(share of max) | confidence MAE | answers from another question of the topic | "
+        "answers on unscored topics |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in runs:
         t = r.total
         lines.append(
-            f"| {r.seed} | {t.learners} | {precision(t):.3f} | {recall(t):.3f} | {r.f1:.3f} | "
-            f"{r.share:.0%} | {r.mae:.3f} | {r.fallback_share:.0%} |"
+            f"| {r.seed} | {t.learners} | {t.topics} | {precision(t):.3f} | {recall(t):.3f} | "
+            f"{r.f1:.3f} | {r.share:.0%} | {r.mae:.3f} | {r.fallback_share:.0%} | "
+            f"{r.unpooled_share:.0%} |"
         )
+    learners = sum(r.total.learners for r in runs)
     lines += [
         "",
-        f"Over {len(runs)} seeds: gap F1 **{_mean_sd(f1s)}** (target >= 0.85: "
-        f"{'met' if mean_f1 >= 0.85 else 'NOT met'}); questions **{_mean_sd(shares, 2)}** of "
-        f"the maximum (target <= 60%: {'met' if mean_share <= 0.6 else 'NOT met'}); "
-        f"orchestration cost per answered question median **{median:.1f} ms** over "
-        f"{len(steps)} answers (target <= 25 ms: {'met' if median <= 25 else 'NOT met'}).",
+        f"Over {len(runs)} seeds: gap F1 **{_mean_sd(f1s)}** (mean ± sd of the seeds; target >= "
+        f"0.85: {'met' if mean_f1 >= 0.85 else 'NOT met'}), pooled over the {learners} learners "
+        f"{pooled_f1.number()} (95% bootstrap interval over learners); questions "
+        f"**{_mean_sd(shares, 2)}** of the maximum (target <= 60%: "
+        f"{'met' if mean_share <= 0.6 else 'NOT met'}), pooled {pooled_share.number(2)} over "
+        f"{pooled_share.n} assessments; orchestration cost per answered question median "
+        f"**{median:.1f} ms** over {len(steps)} answers (target <= 25 ms: "
+        f"{'met' if median <= 25 else 'NOT met'}; a timing, so no interval).",
     ]
     return "\n".join(lines)

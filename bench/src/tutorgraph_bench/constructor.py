@@ -30,15 +30,6 @@ from langchain_core.runnables import RunnableConfig
 
 from tutorgraph.assessment.context import AssessmentContext
 from tutorgraph.assessment.graph import compile_graph
-from tutorgraph.bench.assessment import (
-    ConfigResult,
-    TimedModel,
-    assess_learner,
-    f1,
-    question_share,
-    score_learner,
-)
-from tutorgraph.bench.learners import SimulatedLearner
 from tutorgraph.constructor.build import build_course, collect_files, uploads_from
 from tutorgraph.constructor.item_checks import EvidenceIndex
 from tutorgraph.constructor.publish import build_domain
@@ -46,11 +37,20 @@ from tutorgraph.constructor.state import ConstructorState
 from tutorgraph.content.extract import ExtractionLimits
 from tutorgraph.engines import offline_engine
 from tutorgraph.errors import InputError
-from tutorgraph.grading._text import normalise
 from tutorgraph.knowledge.bloom import TargetLevel
 from tutorgraph.knowledge.loader import forget_authored, register_authored
 from tutorgraph.settings import Settings
 from tutorgraph.store.checkpoints import open_checkpointer
+from tutorgraph.text.tokens import normalise
+from tutorgraph_bench.assessment import (
+    ConfigResult,
+    TimedModel,
+    assess_learner,
+    f1,
+    question_share,
+    score_learner,
+)
+from tutorgraph_bench.learners import SimulatedLearner
 
 MATCH_JACCARD = 0.6
 BENCH_SLUG = "bench-book"

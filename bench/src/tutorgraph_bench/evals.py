@@ -5,61 +5,18 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from contextlib import ExitStack
 from pathlib import Path
 
-from tutorgraph.bench.llama_server import llama_python, llama_server
-from tutorgraph.engines import offline_engine
+from tutorgraph.cli.evaluation import evaluate
 from tutorgraph.evals.harness import RunResult
 from tutorgraph.evals.report import comparison_rows, markdown_table
-from tutorgraph.evals.scenario import Scenario, load_scenarios, select
-from tutorgraph.evals.service import Progress, run_evaluation, scratch_database
-from tutorgraph.evals.simulator import register_offline_simulator
-from tutorgraph.llm import Model, build_model
+from tutorgraph.evals.scenario import load_scenarios, select
 from tutorgraph.settings import LLMSettings, Settings
-from tutorgraph.store.db import Database
+from tutorgraph_bench.llama_server import llama_python, llama_server
 
 PASS_TARGET = 0.90
 REAL_ABLATE = ("reference", "curriculum", "images")  # the lesson body would overflow 8k tokens
 REAL_MAX_TOKENS = 512  # the judges' JSON needs room
-
-
-def evaluation_model(settings: Settings) -> Model:
-    """The configured engine, with every offline implementation (the simulator's included) as
-    the built-in engine and the fallback."""
-    offline = offline_engine(settings.grading)
-    register_offline_simulator(offline)
-    return build_model(settings.llm, offline=offline)
-
-
-async def evaluate(
-    scenarios: Sequence[Scenario],
-    settings: Settings,
-    label: str,
-    *,
-    ablate: Sequence[str] = (),
-    scratch: bool = True,
-    progress: Progress | None = None,
-) -> RunResult:
-    """One run, on a throwaway seeded database (`scratch`) or on the configured one."""
-    model = evaluation_model(settings)
-    with ExitStack() as stack:
-        if scratch:
-            settings, database = stack.enter_context(
-                scratch_database(settings.content_dir, settings)
-            )
-        else:
-            database = Database(settings)
-            stack.callback(database.dispose)
-        return await run_evaluation(
-            list(scenarios),
-            settings=settings,
-            database=database,
-            model=model,
-            label=label,
-            ablate=ablate,
-            progress=progress,
-        )
 
 
 def run_eval_benchmark(

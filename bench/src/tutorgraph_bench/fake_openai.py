@@ -2,7 +2,7 @@
 server records requests and streams SSE chunks with tool calls split into fragments.
 
 Tests use it through `tests/fakes/openai_server.py`; `tutorgraph bench tutor` runs it in its own
-process (`python -m tutorgraph.bench.serve_fake_openai --port N ...`) with a default reply."""
+process (`python -m tutorgraph_bench.serve_fake_openai --port N ...`) with a default reply."""
 
 from __future__ import annotations
 
@@ -22,8 +22,8 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
 from pydantic import BaseModel
 
-from tutorgraph.bench.live_server import LiveServer
 from tutorgraph.llm.types import ToolCall
+from tutorgraph_bench.live_server import LiveServer
 
 _BROKEN_JSON = '{"id": "chatcmpl-broken", "choices": ['
 

@@ -17,17 +17,6 @@ from pathlib import Path
 import numpy as np
 from rich.progress import Progress
 
-from tutorgraph.bench import metrics
-from tutorgraph.bench._grading_data import (
-    SAF_LABELS,
-    Dataset,
-    GradingItem,
-    answer_length,
-    lexical_share,
-    load_items,
-)
-from tutorgraph.bench.metrics import FloatArray
-from tutorgraph.grading import _text
 from tutorgraph.grading.calibration import (
     DEFAULT_PATH,
     Calibration,
@@ -39,6 +28,17 @@ from tutorgraph.grading.features import extract, is_echo
 from tutorgraph.grading.judge import judge_once
 from tutorgraph.grading.offline import OfflineGrader
 from tutorgraph.grading.types import GradingRequest, Verdict
+from tutorgraph.text.tokens import words
+from tutorgraph_bench import metrics
+from tutorgraph_bench._grading_data import (
+    SAF_LABELS,
+    Dataset,
+    GradingItem,
+    answer_length,
+    lexical_share,
+    load_items,
+)
+from tutorgraph_bench.metrics import FloatArray, Interval
 
 Grader = Callable[[GradingRequest], Verdict]
 
@@ -56,6 +56,7 @@ FIT_SUBSETS: dict[Dataset, tuple[str, ...]] = {
 FIT_L2 = 10.0
 QUALITY_SAMPLE = 200
 QUALITY_RUNS = 3
+WITHIN_GRADE_RESAMPLES = 500  # each resample ranks every grade's answers again
 
 
 class Scorer:
@@ -69,6 +70,7 @@ class Scorer:
         progress: Progress | None = None,
     ) -> None:
         self.progress = progress
+        self.deterministic = grader is None  # the offline grader: same input, same score
         self.request: Grader
         self._item: Callable[[GradingItem], Verdict]
         if grader is None:
@@ -108,6 +110,7 @@ class TwoWayRow:
     weighted_f1: float
     baseline_accuracy: float
     baseline_macro_f1: float
+    intervals: dict[str, Interval] = field(default_factory=dict)  # accuracy, macro_f1
 
 
 @dataclass(frozen=True)
@@ -123,6 +126,7 @@ class ScoreRow:
     baseline_pearson: float
     baseline_spearman: float
     baseline_macro_f1: float
+    intervals: dict[str, Interval] = field(default_factory=dict)  # pearson, spearman, rmse, F1
 
 
 @dataclass(frozen=True)
@@ -138,6 +142,8 @@ class Quality:
     length_bias: float
     human_length_bias: float
     within_grade_length_bias: float  # rho among answers the humans graded alike (the bias proper)
+    deterministic: bool = False  # the offline grader: consistency and position bias are 0
+    intervals: dict[str, Interval] = field(default_factory=dict)  # the two length biases
 
 
 @dataclass(frozen=True)
@@ -180,10 +186,11 @@ def quality(
         swapped = GradingRequest(
             question=item.question, reference_answer=item.answer, answer=item.references[0]
         )
-        if _text.words(item.answer):
+        if words(item.answer):
             swaps.append(abs(scorer.request(item.request()).score - scorer.request(swapped).score))
     positions = asyncio.run(_position_bias([i.request() for i in picked]))
     lengths = [float(answer_length(i)) for i in items]
+    length_array = np.asarray(lengths, dtype=np.float64)
     return Quality(
         subset=items[0].subset,
         split=items[0].split,
@@ -194,6 +201,17 @@ def quality(
         length_bias=metrics.spearman(lengths, scores),
         human_length_bias=metrics.spearman(lengths, [i.target for i in items]),
         within_grade_length_bias=_within_grade_rho(items, lengths, scores),
+        deterministic=scorer.deterministic,
+        intervals={
+            "length_bias": metrics.paired_interval(metrics.spearman, lengths, scores),
+            "within_grade_length_bias": metrics.bootstrap(
+                lambda ix: _within_grade_rho(
+                    [items[i] for i in ix], list(length_array[ix]), scores[ix]
+                ),
+                len(items),
+                resamples=WITHIN_GRADE_RESAMPLES,
+            ),
+        },
     )
 
 
@@ -258,6 +276,8 @@ def run_semeval(
             gold = [i.target >= 0.5 for i in test]
             predicted = [bool(s >= cut) for s in scores]
             baseline = [lexical_share(i) >= base_cut for i in test]
+            truth_array = np.asarray(gold, dtype=np.float64)
+            predicted_array = np.asarray(predicted, dtype=np.float64)
             result.two_way.append(
                 TwoWayRow(
                     subset=subset,
@@ -268,6 +288,14 @@ def run_semeval(
                     weighted_f1=metrics.weighted_f1(gold, predicted),
                     baseline_accuracy=metrics.accuracy(gold, baseline),
                     baseline_macro_f1=metrics.macro_f1(gold, baseline),
+                    intervals={
+                        "accuracy": metrics.share(
+                            [g == p for g, p in zip(gold, predicted, strict=True)]
+                        ),
+                        "macro_f1": metrics.paired_interval(
+                            metrics.binary_macro_f1, truth_array, predicted_array
+                        ),
+                    },
                 )
             )
             if result.quality is None:
@@ -311,6 +339,18 @@ def run_saf(
                 baseline_pearson=metrics.pearson(shares, targets),
                 baseline_spearman=metrics.spearman(shares, targets),
                 baseline_macro_f1=metrics.macro_f1(gold, metrics.three_way(shares, *base_cuts)),
+                intervals={
+                    "pearson": metrics.paired_interval(metrics.pearson, scores, targets),
+                    "spearman": metrics.paired_interval(metrics.spearman, scores, targets),
+                    "rmse": metrics.paired_interval(metrics.rmse, scores, targets),
+                    "macro_f1": metrics.paired_interval(
+                        lambda s, g: metrics.macro_f1(
+                            [int(v) for v in g], metrics.three_way(s, *cuts)
+                        ),
+                        scores,
+                        gold,
+                    ),
+                },
             )
         )
         if result.quality is None:
@@ -325,7 +365,7 @@ def fit_from_items(
     train = [
         i for i in items if i.split == TRAIN_SPLIT[dataset] and i.subset in FIT_SUBSETS[dataset]
     ]
-    usable = [i for i in train if _text.words(i.answer) and not is_echo(i.question, i.answer)]
+    usable = [i for i in train if words(i.answer) and not is_echo(i.question, i.answer)]
     rows = [
         TrainingRow(extract(i.question, i.references, i.answer).values, i.target) for i in usable
     ]
@@ -372,6 +412,6 @@ def run_grading_benchmark(
 
 def markdown(result: GradingResult, command: str) -> str:
     """The BENCHMARKS.md section for `result` (`grading-semeval` or `grading-saf`)."""
-    from tutorgraph.bench._grading_report import render
+    from tutorgraph_bench._grading_report import render
 
     return render(result, command)

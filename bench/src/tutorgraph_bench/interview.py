@@ -1,8 +1,9 @@
 """`tutorgraph bench interview`: the interviewer measured on data written without the code.
 
-1. Intent accuracy: the offline classifier on a labelled set of candidate messages
-   (benchmarks/interview/intent_labels_*.yaml, written by helpers who never saw the classifier;
-   the `final` set was never looked at while the classifier was developed).
+1. Intent accuracy: the offline classifier on labelled sets of candidate messages
+   (benchmarks/interview/intent_labels_*.yaml, written by helpers who never saw the classifier).
+   The classifier's cues were developed on `dev1`, `dev2` and `dev3` (their figures show fit);
+   the `final` set was never looked at while it was developed and was scored once.
 2. Simulated candidates over independent resumes (benchmarks/interview/resumes) through the
    real service on a durable SQLite checkpointer: thorough and terse candidates answer from
    pools written for each resume (benchmarks/interview/answers), picking the answer about the
@@ -42,6 +43,7 @@ from tutorgraph.settings import Settings
 from tutorgraph.store import migrate
 from tutorgraph.store.checkpoints import open_checkpointer
 from tutorgraph.store.db import Database
+from tutorgraph_bench.metrics import wilson
 
 REPEAT_JACCARD = 0.6
 MAX_TURNS = 40
@@ -112,6 +114,17 @@ class InterviewBench:
     @property
     def median_turn_ms(self) -> float:
         return statistics.median(ms for r in self.runs for ms in r.turn_ms)
+
+
+def intent_set_use(path: Path) -> str:
+    """What a label set was used for, from its name: `intent_labels_devN` developed the
+    classifier's cues, `intent_labels_final` was scored once, unseen."""
+    stem = path.stem.removeprefix("intent_labels_")
+    if stem.startswith("dev"):
+        return "development (cues tuned on it)"
+    if stem == "final":
+        return "final (scored once, unseen)"
+    return "not recorded in its name"
 
 
 def intent_accuracy(path: Path) -> IntentResult:
@@ -315,17 +328,19 @@ def markdown(bench: InterviewBench, command: str) -> str:
         f"Command: `{command}`",
         "",
         "Intent accuracy of the offline classifier (an intent counts when its confidence is "
-        "above 0.7, as `decide` obeys it). The sets were written by helpers who never saw the "
-        "classifier; the classifier's cues were developed on the `intent_labels`, `heldout` and "
-        "`test` sets (they measure fit), and the `final` set was scored once, unseen.",
+        "above 0.7, as `decide` obeys it), with its 95% Wilson interval. The sets were written "
+        "by helpers who never saw the classifier; its cues were developed on the three "
+        "`dev` sets (they measure fit), and the `final` set was scored once, unseen.",
         "",
-        "| set | items | accuracy | per label (correct/total) |",
-        "|---|---|---|---|",
+        "| set | used for | items | accuracy | per label (correct/total) |",
+        "|---|---|---|---|---|",
     ]
     for result in bench.intents:
         labels = ", ".join(f"{k} {c}/{t}" for k, (c, t) in sorted(result.by_label.items()))
+        accuracy = wilson(result.correct, result.items)
         lines.append(
-            f"| `{result.path.name}` | {result.items} | {result.accuracy:.3f} | {labels} |"
+            f"| `{result.path.name}` | {intent_set_use(result.path)} | {result.items} | "
+            f"{accuracy.number()} | {labels} |"
         )
     personas = Counter(r.persona for r in bench.runs)
     resumes = len({r.resume for r in bench.runs})

@@ -15,11 +15,16 @@ import numpy as np
 from numpy.typing import NDArray
 from rich.progress import Progress
 
-from tutorgraph.bench.metrics import auc, rmse
 from tutorgraph.errors import InputError
-from tutorgraph.grading.bkt import BKTParams
-from tutorgraph.grading.bkt_fit import EMOptions, fit_skills, group_sequences, predict_sequences
-from tutorgraph.grading.mastery import INITIAL_WMA, weighted_moving_average
+from tutorgraph.learner_model.bkt import BKTParams
+from tutorgraph.learner_model.bkt_fit import (
+    EMOptions,
+    fit_skills,
+    group_sequences,
+    predict_sequences,
+)
+from tutorgraph.learner_model.mastery import INITIAL_WMA, weighted_moving_average
+from tutorgraph_bench.metrics import auc, rmse
 
 PREPROCESSED = "pybkt_preprocessed/builder_{split}_preprocessed.csv"
 LONG = "assistments2009_dkt_long.csv"
@@ -294,8 +299,8 @@ def _pybkt_lines(ours: KTScore, py: PyBKTRun) -> list[str]:
     return [
         "| implementation | AUC | RMSE | fit (s) |",
         "|---|---|---|---|",
-        f"| tutorgraph `grading.bkt_fit` (numpy, one process) | {ours.auc:.4f} | {ours.rmse:.4f} "
-        f"| {_fmt(ours.fit_seconds, 1)} |",
+        f"| tutorgraph `learner_model.bkt_fit` (numpy, one process) | {ours.auc:.4f} "
+        f"| {ours.rmse:.4f} | {_fmt(ours.fit_seconds, 1)} |",
         f"| pyBKT 1.4.3 (pure-Python fallback, seed {PYBKT_SEED}) | {py.auc:.4f} "
         f"| {_fmt(py.rmse)} | {py.fit_seconds:.1f} |",
         "",
@@ -332,10 +337,10 @@ def markdown(result: KTResult, command: str) -> str:
             "",
             f"{result.unseen_students} test response(s) of a skill absent from train scored",
             "with the evaluator-spec parameters (BKT) or the overall train mean (per-skill",
-            "mean). The moving average is `grading.mastery.weighted_moving_average` (new = 0.4",
-            "* current + 0.6 * observation); it predicts its current value, starting from the",
-            f"platform's `INITIAL_WMA` ({INITIAL_WMA}) or from 0.5. Published: BKT 0.73 (Khajah",
-            "et al. 2016), BKT + forgetting 0.83, per-skill mean ~0.62.",
+            "mean). The moving average is `learner_model.mastery.weighted_moving_average`",
+            "(new = 0.4 * current + 0.6 * observation); it predicts its current value,",
+            f"starting from the platform's `INITIAL_WMA` ({INITIAL_WMA}) or from 0.5. Published:",
+            "BKT 0.73 (Khajah et al. 2016), BKT + forgetting 0.83, per-skill mean ~0.62.",
             "",
             "### (c) pyBKT side by side (the files of (a), same machine, run after ours)",
             "",

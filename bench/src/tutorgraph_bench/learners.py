@@ -15,12 +15,15 @@ answering:
   question gets the reference answer, an unknown one a misconception (half the time, when the
   topic has any) or a fragment: the first half of one random sentence of the reference.
 - `pool` (the honest one): answers come from an answer pool written independently of the
-  knowledge base (`benchmarks/learner_answers/`: correct, partial and wrong answers in several
-  voices, by writers who never saw the references or the grader). On a mastered topic a correct
+  knowledge base (`benchmarks/learner_answers*/`: correct, partial and wrong answers in several
+  voices, by writers who never saw the references or the grader), holding only answers the
+  grader was not tuned on (`learner_answers.untuned_answers`). On a mastered topic a correct
   answer; on a gap topic a partial one when the mastery is within NEAR_TARGET of the target, a
   wrong one otherwise; with probability SLIP the category is one off. A question the pool has
   no answer for (a key-point question the assessment built) gets a same-category answer to
-  another question of the topic, and is counted as a fallback.
+  another question of the topic, and is counted as a fallback. A topic the pool has no answer
+  for at all (a development topic, while the pool is the sealed topics) is answered as a
+  `consistent` learner would, and left out of the scores (`scored_topics`).
 
 `consistent` and `noisy` answer with the knowledge base's own words, so they measure the
 simulator as much as the assessment; they are kept as an upper bound.
@@ -65,6 +68,7 @@ class SimulatedLearner:
     style: LearnerStyle = "consistent"
     pool: Pool | None = None
     fallbacks: int = 0
+    unpooled: int = 0  # a pool learner's answers on a topic outside the pool
 
     @classmethod
     def generate(
@@ -89,9 +93,22 @@ class SimulatedLearner:
         target = self.kb.target_graph(self.target_level)
         return {topic for topic, value in self.mastery.items() if value < target[topic]}
 
+    def scored_topics(self) -> set[str]:
+        """The agenda topics this learner's answers measure: for a pool learner, those the pool
+        has answers for; otherwise every one."""
+        if self.style != "pool":
+            return set(self.mastery)
+        return {topic for topic in self.mastery if self._pooled(topic)}
+
+    def _pooled(self, topic_id: str) -> bool:
+        assert self.pool is not None
+        return any(q.id in self.pool for q in self.kb.topic(topic_id).questions)
+
     def answer(self, question_id: str, topic_id: str) -> str:
         if self.style == "pool":
-            return self._from_pool(question_id, topic_id)
+            if self._pooled(topic_id):
+                return self._from_pool(question_id, topic_id)
+            self.unpooled += 1
         reference, misconceptions = self._reference(question_id, topic_id)
         mastery = self.mastery.get(topic_id, 0.0)
         if self.style == "noisy":

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from tutorgraph.bench.live_server import free_port, server_process
+from tutorgraph_bench.live_server import free_port, server_process
 
 LLAMA_PYTHON_ENV = "TUTORGRAPH_LLAMA_PYTHON"
 DEFAULT_PYTHON = Path(".llama-venv/bin/python")

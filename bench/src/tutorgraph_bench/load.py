@@ -29,8 +29,8 @@ from typing import Any
 import httpx
 import yaml
 
-from tutorgraph.bench.live_server import free_port, server_process
-from tutorgraph.bench.metrics import percentile
+from tutorgraph_bench.live_server import free_port, server_process
+from tutorgraph_bench.metrics import percentile
 
 OPERATIONS = (
     "register",

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
-from tutorgraph.grading.ranking import auc, rank
+from tutorgraph.learner_model.ranking import auc, rank
 
 FloatArray = npt.NDArray[np.float64]
 __all__ = ["auc", "rank"]  # re-exported: the benchmarks' metrics in one module
@@ -109,3 +110,107 @@ def percentile(values: list[float], share: float) -> float:
     """The nearest-rank value at `share` (0-1) of the sorted values; 0.0 when empty."""
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))] if ordered else 0.0
+
+
+# 95% intervals beside the figures: Wilson's score interval for a share, a seeded percentile
+# bootstrap for everything else (means, correlations, F1), so a report is the same on every run.
+Z95 = 1.959963984540054
+BOOTSTRAP_RESAMPLES = 2000
+BOOTSTRAP_SEED = 20261129
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A figure, its 95% interval and the number of items it was computed over."""
+
+    value: float
+    low: float
+    high: float
+    n: int
+
+    def percent(self) -> str:
+        """`92% [85-96%]` (NaN: n/a)."""
+        if math.isnan(self.value):
+            return "n/a"
+        return f"{self.value:.0%} [{self.low * 100:.0f}-{self.high:.0%}]"
+
+    def number(self, digits: int = 3) -> str:
+        """`0.725 [0.664, 0.779]` (NaN: n/a)."""
+        if math.isnan(self.value):
+            return "n/a"
+        return f"{self.value:.{digits}f} [{self.low:.{digits}f}, {self.high:.{digits}f}]"
+
+    def as_record(self, digits: int = 4) -> dict[str, float | int]:
+        return {
+            "value": round(self.value, digits),
+            "low": round(self.low, digits),
+            "high": round(self.high, digits),
+            "n": self.n,
+        }
+
+
+def wilson(successes: int, n: int, z: float = Z95) -> Interval:
+    """Wilson's score interval of successes / n (NaN when n is 0)."""
+    if n == 0:
+        return Interval(math.nan, math.nan, math.nan, 0)
+    share = successes / n
+    centre = (share + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(share * (1 - share) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return Interval(share, max(0.0, centre - half), min(1.0, centre + half), n)
+
+
+def share(flags: Sequence[bool]) -> Interval:
+    """The share of true flags with its Wilson interval."""
+    return wilson(sum(bool(f) for f in flags), len(flags))
+
+
+def bootstrap(
+    statistic: Callable[[npt.NDArray[np.intp]], float],
+    n: int,
+    *,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    seed: int = BOOTSTRAP_SEED,
+) -> Interval:
+    """`statistic` of all n items, with the 2.5th and 97.5th percentiles of the statistic over
+    `resamples` resamples of the item indices drawn with replacement (NaN resamples dropped)."""
+    if n == 0:
+        return Interval(math.nan, math.nan, math.nan, 0)
+    value = statistic(np.arange(n))
+    rng = np.random.default_rng(seed)
+    draws = np.array([statistic(rng.integers(0, n, n)) for _ in range(resamples)])
+    draws = draws[~np.isnan(draws)]
+    if not len(draws):
+        return Interval(value, math.nan, math.nan, n)
+    low, high = np.percentile(draws, [2.5, 97.5])
+    return Interval(value, float(low), float(high), n)
+
+
+def mean_interval(values: Sequence[float] | FloatArray) -> Interval:
+    """The mean with its bootstrap interval."""
+    data = _array(values)
+    return bootstrap(lambda ix: float(np.mean(data[ix])), len(data))
+
+
+def paired_interval(
+    statistic: Callable[[FloatArray, FloatArray], float],
+    x: Sequence[float] | FloatArray,
+    y: Sequence[float] | FloatArray,
+) -> Interval:
+    """A statistic of paired values (a correlation, RMSE, F1) with its bootstrap interval over
+    the pairs."""
+    a, b = _array(x), _array(y)
+    return bootstrap(lambda ix: statistic(a[ix], b[ix]), len(a))
+
+
+def binary_macro_f1(truth: FloatArray, predicted: FloatArray) -> float:
+    """Macro-F1 of two labels (1.0 / 0.0 arrays), vectorised for the bootstrap; the labels are
+    those present in either array, as `macro_f1` counts them."""
+    scores = []
+    for label in (0.0, 1.0):
+        t, p = truth == label, predicted == label
+        if not (t.any() or p.any()):
+            continue
+        tp = float(np.sum(t & p))
+        fp, fn = float(np.sum(~t & p)), float(np.sum(t & ~p))
+        scores.append(2 * tp / (2 * tp + fp + fn) if tp else 0.0)
+    return sum(scores) / len(scores)

@@ -31,8 +31,8 @@ from typing import Any
 
 import httpx
 
-from tutorgraph.bench.load import PASSWORD, running_servers
-from tutorgraph.bench.metrics import percentile
+from tutorgraph_bench.load import PASSWORD, running_servers
+from tutorgraph_bench.metrics import percentile
 
 MEMORY_HOG = """\
 import os, sys, time

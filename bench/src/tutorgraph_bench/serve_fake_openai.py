@@ -1,4 +1,4 @@
-"""`python -m tutorgraph.bench.serve_fake_openai --port N`: the fake OpenAI-compatible server in
+"""`python -m tutorgraph_bench.serve_fake_openai --port N`: the fake OpenAI-compatible server in
 a process of its own, answering every request with one default reply (for `bench tutor`)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 import uvicorn
 
-from tutorgraph.bench.fake_openai import FakeOpenAIServer
+from tutorgraph_bench.fake_openai import FakeOpenAIServer
 
 
 def main(argv: Sequence[str] | None = None) -> None:

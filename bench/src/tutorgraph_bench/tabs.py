@@ -22,8 +22,8 @@ from typing import Any
 
 import httpx
 
-from tutorgraph.bench.load import PASSWORD, running_servers
-from tutorgraph.bench.metrics import percentile
+from tutorgraph_bench.load import PASSWORD, running_servers
+from tutorgraph_bench.metrics import percentile
 
 GRADE_QUESTION = "self-attention-understand-1"
 CONCEPT = "self-attention"

@@ -18,13 +18,13 @@ from pathlib import Path
 import httpx
 from sqlalchemy import select
 
-from tutorgraph.bench.live_server import free_port, server_process
 from tutorgraph.content.seeding import seed_database
 from tutorgraph.security import create_access_token
 from tutorgraph.settings import Settings
 from tutorgraph.store import migrate, users
 from tutorgraph.store.db import Database
 from tutorgraph.store.models import Lesson
+from tutorgraph_bench.live_server import free_port, server_process
 
 BENCH_SECRET = "tutorgraph-benchmark-secret-not-for-production"
 QUESTION = "Why do we divide by the square root of d_k?"
@@ -86,12 +86,12 @@ def run_tutor_benchmark(config: TutorBenchConfig) -> TutorBenchResult:
         fake_port, app_port = free_port(), free_port()
         reply = " ".join(f"token{n}" for n in range(config.reply_tokens))
         fake = [
-            *("-m", "tutorgraph.bench.serve_fake_openai", "--port", str(fake_port)),
+            *("-m", "tutorgraph_bench.serve_fake_openai", "--port", str(fake_port)),
             *("--first-token-delay", str(config.first_token_delay)),
             *("--token-interval", str(config.token_interval), "--reply", reply),
         ]
         app = [
-            *("-m", "uvicorn", "tutorgraph.api.app:create_app", "--factory"),
+            *("-m", "uvicorn", "tutorgraph.server:create_app", "--factory"),
             *("--host", "127.0.0.1", "--port", str(app_port), "--log-level", "warning"),
             *("--no-access-log", "--backlog", "4096"),
         ]

@@ -29,7 +29,8 @@ from tutorgraph.evals.runner import TutorRunner
 from tutorgraph.settings import Settings
 from tutorgraph.store import migrate
 from tutorgraph.store.db import Database
-from tutorgraph.tutor._compose import citations
+from tutorgraph.tutor.compose import citations
+from tutorgraph_bench.metrics import wilson
 
 DEFAULT_PATH = Path("benchmarks/tutor/learner_questions.yaml")
 HEADING_TARGET = 0.85
@@ -180,7 +181,15 @@ def markdown(result: QuestionsResult, command: str) -> str:
             f"{result.share('heading', split=split):.2f} | "
             f"{result.share('redirect', split=split):.2f} |"
         )
+    total = len(result.cases)
+
+    def interval(kind: str) -> str:
+        return wilson(round(result.share(kind) * total), total).number(2)
+
     lines += [
+        "",
+        f"All {total} questions with their 95% Wilson intervals: lesson@1 {interval('lesson')}, "
+        f"heading right {interval('heading')}, redirected {interval('redirect')}.",
         "",
         f"Targets: heading right >= {HEADING_TARGET}: "
         f"{met(result.share('heading') >= HEADING_TARGET)}; lesson@1 >= {LESSON_TARGET}: "

@@ -8,10 +8,11 @@ from typing import Annotated
 
 import typer
 
-from tutorgraph.bench.report import write_section
-from tutorgraph.cli._bench_app import OutOption, bench_app
-from tutorgraph.cli._console import console
-from tutorgraph.cli.bench_load import TABS, load
+from tutorgraph_bench.cli._app import OutOption, bench_app, console
+from tutorgraph_bench.cli.answers import answers
+from tutorgraph_bench.cli.load import TABS, load
+from tutorgraph_bench.report import write_section
+from tutorgraph_bench.splits import DEFAULT_SPLITS
 
 __all__ = ["bench_app"]
 
@@ -25,7 +26,7 @@ def retrieval(
     out: OutOption = Path("BENCHMARKS.md"),
 ) -> None:
     """Recall@1, recall@5 and MRR of course search on the authored question set."""
-    from tutorgraph.bench.retrieval import markdown, run_retrieval_benchmark
+    from tutorgraph_bench.retrieval import markdown, run_retrieval_benchmark
 
     result = run_retrieval_benchmark(content_dir=content, queries=queries)
     console.print(
@@ -48,7 +49,7 @@ def questions(
     out: OutOption = Path("BENCHMARKS.md"),
 ) -> None:
     """Which lesson and heading the offline tutor answers learner-phrased questions from."""
-    from tutorgraph.bench.tutor_questions import markdown, run_questions_benchmark
+    from tutorgraph_bench.tutor_questions import markdown, run_questions_benchmark
 
     result = run_questions_benchmark(content_dir=content, path=data)
     console.print(
@@ -74,7 +75,7 @@ def evaluation(
 ) -> None:
     """Every evaluation scenario on the offline engine, and one lesson's on a real tiny model
     (llama.cpp, when `make install-llama` has run), compared side by side."""
-    from tutorgraph.bench.evals import markdown, run_eval_benchmark
+    from tutorgraph_bench.evals import markdown, run_eval_benchmark
 
     with console.status("tutor evaluation"):
         results = run_eval_benchmark(content_dir=content, real_lesson=real_lesson or None)
@@ -111,7 +112,7 @@ def kt(
     """Knowledge-tracing AUC/RMSE: our BKT vs pyBKT and the platform's baselines."""
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    from tutorgraph.bench.kt import markdown, run_kt_benchmark
+    from tutorgraph_bench.kt import markdown, run_kt_benchmark
 
     columns = (SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn())
     with Progress(*columns, console=console) as progress:
@@ -160,8 +161,8 @@ def grading(
     """Grading agreement with human graders: SemEval-2013 Task 7 (2-way) or SAF (English)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from tutorgraph.bench.grading import markdown, run_grading_benchmark
     from tutorgraph.grading.calibration import DEFAULT_PATH as DEFAULT_CALIBRATION
+    from tutorgraph_bench.grading import markdown, run_grading_benchmark
 
     name = dataset.value
     path = data if data is not None else GRADING_DATA[name]
@@ -197,55 +198,6 @@ def grading(
     console.print(f"wrote {out}")
 
 
-@bench_app.command("answers")
-def answers(
-    data: Annotated[
-        Path, typer.Option(help="Folder of independently written learner answers (*.yaml).")
-    ] = Path("benchmarks/learner_answers"),
-    out: OutOption = Path("BENCHMARKS.md"),
-) -> None:
-    """The offline grader on learners' own words: ordering correct > partial > wrong, pass and
-    fail rates, error types and misconceptions, per dev / test split."""
-    from tutorgraph.bench.learner_answers import (
-        grade_all,
-        load_answers,
-        markdown,
-        report,
-        row_label,
-        split_of,
-    )
-
-    if not any(data.glob("*.yaml")):
-        console.print(f"[yellow]no answer files in {data}: nothing measured[/]")
-        write_section(
-            out,
-            "learner-answers",
-            "## Grading learners' own words (independently written answers)\n\n"
-            f"Not measured: there are no answer files in `{data}` yet. The set must be written "
-            "by people who never see the references, the rubric, the cues or the grader "
-            "(`bench/learner_answers.py` says what each row holds).",
-        )
-        return
-    loaded = load_answers(data)
-    graded = grade_all(loaded)
-    reports = [report(graded, split) for split in ("dev", "test", "all")]
-    test = [a for a in loaded if split_of(a.question_id) == "test"]
-    for use in ("distant", "none"):
-        reports.append(report(grade_all(test, examples=use), "test", examples=use))
-    for r in reports:
-        console.print(
-            f"{row_label(r)}: {r.answers} answers, ordering {r.ordering:.0%}, correct >= 0.6 "
-            f"{r.correct_pass:.0%}, wrong < 0.4 {r.wrong_fail:.0%}, error type "
-            f"{r.error_type_accuracy:.0%}, misconception {r.misconception_recall:.0%}",
-            highlight=False,
-        )
-    command = "tutorgraph bench answers"
-    if data != Path("benchmarks/learner_answers"):
-        command += f" --data {data}"
-    write_section(out, "learner-answers", markdown(reports, command, total=len(loaded)))
-    console.print(f"wrote {out}")
-
-
 @bench_app.command("tutor")
 def tutor(
     first_token_delay: Annotated[
@@ -260,7 +212,7 @@ def tutor(
 ) -> None:
     """Tutor SSE latency against the fake OpenAI-compatible server: time to first text event
     vs the model's own first-token time, and concurrent streams on one server process."""
-    from tutorgraph.bench.tutor import TutorBenchConfig, markdown, run_tutor_benchmark
+    from tutorgraph_bench.tutor import TutorBenchConfig, markdown, run_tutor_benchmark
 
     config = TutorBenchConfig(
         first_token_delay=first_token_delay,
@@ -294,52 +246,66 @@ def assessment(
     learners: Annotated[int, typer.Option(help="Simulated learners per domain/level.")] = 20,
     seed: Annotated[int, typer.Option(help="First random seed of the learner populations.")] = 7,
     seeds: Annotated[int, typer.Option(help="Populations (seeds) of pool learners.")] = 5,
-    pool: Annotated[
-        Path, typer.Option(help="Independently written learner answers (*.yaml).")
-    ] = Path("benchmarks/learner_answers"),
+    splits: Annotated[
+        Path,
+        typer.Option(
+            "--splits",
+            help="The answer sets and halves (YAML): pool learners answer only from answers the "
+            "grader was not tuned on.",
+        ),
+    ] = DEFAULT_SPLITS,
     paraphrases: Annotated[
         Path, typer.Option(help="Correct answers in other words (skipped when missing).")
     ] = Path("benchmarks/paraphrased_answers.yaml"),
     out: OutOption = Path("BENCHMARKS.md"),
 ) -> None:
-    """Adaptive assessment with simulated learners answering from an independently written
-    answer pool, over several seeds: gap detection, questions used, orchestration cost; then
-    the reference-worded learners (an upper bound) and correct answers in other words."""
+    """Adaptive assessment with simulated learners answering from independently written answers
+    the grader was not tuned on, over several seeds: gap detection, questions used,
+    orchestration cost; then the reference-worded learners (an upper bound) and correct answers
+    in other words."""
     import asyncio
     import dataclasses
 
-    from tutorgraph.bench.assessment import (
-        load_pool,
+    from tutorgraph_bench.assessment import (
+        as_pool,
         markdown,
         paraphrase_credit,
         pool_markdown,
         run_assessment_benchmark,
         run_pool_benchmark,
     )
-    from tutorgraph.bench.assessment import verdicts as assessment_verdicts
+    from tutorgraph_bench.assessment import verdicts as assessment_verdicts
+    from tutorgraph_bench.learner_answers import untuned_answers
+    from tutorgraph_bench.splits import load_split
 
-    if any(pool.glob("*.yaml")):
-        answers = load_pool(pool)
-        count = sum(len(texts) for by in answers.values() for texts in by.values())
+    untuned = untuned_answers(load_split(splits)) if splits.is_file() else None
+    if untuned is not None and untuned.answers:
+        console.print(f"pool: {untuned.description}", highlight=False)
         with console.status(f"pool learners, {seeds} populations"):
             runs = asyncio.run(
-                run_pool_benchmark(learners=learners, seeds=range(seed, seed + seeds), pool=answers)
+                run_pool_benchmark(
+                    learners=learners,
+                    seeds=range(seed, seed + seeds),
+                    pool=as_pool(untuned.answers),
+                )
             )
         for run in runs:
             console.print(
                 f"seed {run.seed}: gap F1 {run.f1:.3f}, questions {run.share:.0%}", highlight=False
             )
         command = f"tutorgraph bench assessment --learners {learners} --seed {seed} --seeds {seeds}"
-        write_section(out, "assessment-pool", pool_markdown(runs, command, answers=count))
+        write_section(
+            out, "assessment-pool", pool_markdown(runs, command, source=untuned.description)
+        )
     else:
-        console.print(f"[yellow]no answer pool in {pool}: pool learners skipped[/]")
+        console.print(f"[yellow]no answer the grader was not tuned on ({splits}): skipped[/]")
         write_section(
             out,
             "assessment-pool",
             "## Assessment on independently written answers (simulated learners)\n\n"
-            f"Not measured: there is no answer pool in `{pool}` yet (independently written "
-            "learner answers; see `bench/learner_answers.py`). The reference-worded learners "
-            "below are an upper bound, not a measure.",
+            f"Not measured: `{splits}` names no answers the grader was not tuned on "
+            "(independently written learner answers; see `tutorgraph_bench/learner_answers.py`). "
+            "The reference-worded learners below are an upper bound, not a measure.",
         )
     with console.status("reference-worded learners (upper bound)"):
         result = asyncio.run(
@@ -380,7 +346,7 @@ def constructor(
     generated knowledge base."""
     import asyncio
 
-    from tutorgraph.bench.constructor import markdown, run_constructor_benchmark
+    from tutorgraph_bench.constructor import markdown, run_constructor_benchmark
 
     with console.status(f"building a course from {book}"):
         result = asyncio.run(
@@ -415,7 +381,7 @@ def interview(
     candidates over independent resumes (repeats, anchor coverage, orchestration cost)."""
     import asyncio
 
-    from tutorgraph.bench.interview import markdown, run_interview_benchmark
+    from tutorgraph_bench.interview import markdown, run_interview_benchmark
 
     labels = sorted(data.glob("intent_labels*.yaml"))
     with console.status("interviewing simulated candidates") as status:

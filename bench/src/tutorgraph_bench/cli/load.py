@@ -8,9 +8,8 @@ from typing import Annotated
 
 import typer
 
-from tutorgraph.bench.report import write_section
-from tutorgraph.cli._bench_app import OutOption, bench_app
-from tutorgraph.cli._console import console
+from tutorgraph_bench.cli._app import OutOption, bench_app, console
+from tutorgraph_bench.report import write_section
 
 TABS = 40  # one learner's requests at once in `bench all`
 
@@ -66,8 +65,8 @@ def load(
     against real `tutorgraph serve` processes on loopback; errors, latency percentiles,
     throughput and `/healthz` latency throughout. With `--tabs`: one learner, many tabs; with
     `--sandbox`: the interview code sandbox."""
-    from tutorgraph.bench.load import markdown, run_load_benchmark
-    from tutorgraph.bench.metrics import percentile
+    from tutorgraph_bench.load import markdown, run_load_benchmark
+    from tutorgraph_bench.metrics import percentile
 
     count = servers or (2 if database_url else 1)
     where = "PostgreSQL" if database_url else "SQLite"
@@ -101,7 +100,7 @@ def load(
 def _load_sandbox(
     content: Path, learners: int, seconds: float, python: str | None, out: Path
 ) -> None:
-    from tutorgraph.bench.sandbox_load import run_sandbox_benchmark, sandbox_markdown
+    from tutorgraph_bench.sandbox_load import run_sandbox_benchmark, sandbox_markdown
 
     with console.status(f"{learners} learners against the code sandbox"):
         result = run_sandbox_benchmark(
@@ -124,7 +123,7 @@ def _load_tabs(
     workdir: Path | None,
     out: Path,
 ) -> None:
-    from tutorgraph.bench import tabs as one_learner
+    from tutorgraph_bench import tabs as one_learner
 
     with console.status(f"one learner, {tabs} tabs, {servers} server(s)"):
         result = one_learner.run_tabs_benchmark(
