@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from tutorgraph.grading.keypoints import assess_points, stated_misconceptions
-from tutorgraph.grading.meaning import Analysis, find, load_lexicon
 from tutorgraph.grading.offline import OfflineGrader
 from tutorgraph.grading.types import GradingRequest, KnownMisconception
+from tutorgraph.text.meaning import Analysis, find
 
 
 def says(phrasing: str, answer: str) -> tuple[float, bool]:
@@ -171,17 +169,6 @@ def test_accepted_phrasings_credit_a_point() -> None:
     assert plain[0].credit == 0.0 and helped[0].credit == 1.0
 
 
-def test_the_lexicon_refuses_an_entry_in_two_groups(tmp_path: Path) -> None:
-    path = tmp_path / "lexicon.yaml"
-    path.write_text("groups:\n- [change, modify]\n- [alter, modify]\n", encoding="utf-8")
-    with pytest.raises(ValueError, match="two groups"):
-        load_lexicon(path)
-
-
-def test_the_shipped_lexicon_loads() -> None:
-    assert load_lexicon().phrases
-
-
 GRID = GradingRequest(
     question="Why does `grid = [[0] * 3] * 3; grid[0][0] = 1` change every row? Fix it.",
     reference_answer=(
@@ -233,8 +220,8 @@ def test_a_short_right_answer_beats_a_long_wrong_one() -> None:
 
 
 def test_the_shipped_knowledge_base_has_no_grading_content_errors() -> None:
-    from tutorgraph.grading.kb_lint import lint_domain
     from tutorgraph.knowledge import shipped_domains
+    from tutorgraph.knowledge.lint import lint_domain
 
     for kb in shipped_domains().values():
         errors = [f for f in lint_domain(kb.domain) if f.level == "error"]

@@ -10,11 +10,16 @@ from rich.markup import escape
 from rich.table import Table
 
 from tutorgraph.cli._console import console, fail
-from tutorgraph.grading.kb_lint import lint_domain
+from tutorgraph.cli.kb_lexicon import lexicon
 from tutorgraph.knowledge import TARGET_LEVELS, get_domain, load_domain_file, shipped_domains
+from tutorgraph.knowledge.lint import lint_domain
 from tutorgraph.wording import counted
 
-kb_app = typer.Typer(help="Knowledge-base domains: list, show, validate.", no_args_is_help=True)
+kb_app = typer.Typer(
+    help="Knowledge-base domains: list, show, validate; the paraphrase lexicon: lexicon.",
+    no_args_is_help=True,
+)
+kb_app.command("lexicon")(lexicon)
 
 
 @kb_app.command("list")

@@ -1,99 +1,14 @@
-"""Small text helpers for the tutor: content-word stems, sentences and code blocks of markdown."""
+"""Markdown read as prose: its sentences, code blocks and first table (told as sentences), and
+whether a sentence is plain enough for a plain-language explanation."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 
-import Stemmer
-
-from tutorgraph.content.notation import with_notation
-
-_STEMMER = Stemmer.Stemmer("english")
-_WORD = re.compile(r"[a-z0-9]+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z$`*(\"'])")
 _FENCE = re.compile(r"```[^\n]*\n.*?```", re.DOTALL)
 _DISPLAY_MATH = re.compile(r"\$\$.*?\$\$", re.DOTALL)
-
-_STOPWORDS = """
-    a about above after again all also am an and any are as at be because been before being
-    below between both but by can could did do does doing down during each few for from further
-    had has have having he her here hers him his how i if in into is it its itself just me more
-    most my no nor not of off on once only or other our out over own same she should so some such
-    than that the their them then there these they this those through to too under until up very
-    was we were what when where which while who whom why will with would you your yours explain
-    tell show give please want know understand mean means meaning work works does did thing
-    things lot really just like get got make makes made use used using ok okay hi hello hey thanks
-    thank let us let's something anything can't cannot don't doesn't actually basically exactly
-    literally kind sort stuff way someone somewhere saw seen im i'm dont cant isnt doesnt whats
-    why's how's pls plz gonna wanna kinda sorta hmm um uh yeah yes okay right wait sure
-    lesson lessons course courses section sections chapter part parts cover covers covered
-    talk talks mention mentions discuss discusses picture
-"""
-STOPWORDS = frozenset(_STOPWORDS.split())
-
-
-# How learners write what the course spells out: expanded in search queries and matching.
-_EXPANSIONS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(pattern, re.IGNORECASE), words)
-    for pattern, words in (
-        (r"==", " equality equal "),
-        (r"!=", " not equal "),
-        (r":=", " walrus assignment expression "),
-        (r"\+=", " augmented assignment in-place "),
-        (r"->", " return annotation "),
-        (r"(?<![\w@])@(?=[a-z_])", " decorator "),
-        (r"//", " floor division "),
-        (r"\binit\b", " initialisation initialization init "),
-        (r"\bparams?\b", " parameters "),
-        (r"\bargs?\b", " arguments "),
-        (r"\bkwargs\b", " keyword arguments "),
-        (r"\bfuncs?\b", " function "),
-        (r"\bvars?\b", " variable "),
-        (r"\blr\b", " learning rate "),
-        (r"\bnn\b", " neural network "),
-        (r"\bml\b", " machine learning ml "),
-        (
-            r"\b(get|gets|getting|got) (\w+ )?wrong\b|\bmistakes?\b|\bgotchas?\b|\btrip(s)? up\b",
-            " \\g<0> pitfalls misconceptions mistakes ",
-        ),
-        (r"\battn\b", " attention "),
-        (r"\bbc\b", " because "),
-        (r"\bw/", " with "),
-        (r"\bsqrt\b", " square root sqrt "),
-        (
-            r"\bwith (open|statement|block|blocks|body)\b|\bwith with\b|\bworks with with\b",
-            " with statement context manager \\g<0> ",
-        ),
-        (r"\byield\b", " yield generator "),
-    )
-)
-
-
-def expand(text: str) -> str:
-    """A learner's text with its symbols and abbreviations spelled out (`is vs ==` -> `is
-    versus equality equal`) and identifiers also split (`lora_alpha` -> `lora_alpha lora
-    alpha`): what search and matching read."""
-    for pattern, words in _EXPANSIONS:
-        text = pattern.sub(words, text)
-    identifiers = re.findall(r"\b[a-z]+(?:_[a-z0-9]+)+\b", text, flags=re.IGNORECASE)
-    return text + "".join(f" {i.replace('_', ' ')}" for i in identifiers)
-
-
-@lru_cache(maxsize=65536)
-def _stem(word: str) -> str:
-    return str(_STEMMER.stemWord(word))
-
-
-def stems(text: str) -> list[str]:
-    """Stems of the content words of `text` (stopwords and one-letter tokens dropped)."""
-    words = _WORD.findall(with_notation(text).lower())
-    return [_stem(w) for w in words if w not in STOPWORDS and len(w) > 1]
-
-
-def stem_set(text: str) -> set[str]:
-    return set(stems(text))
 
 
 @dataclass(frozen=True)

@@ -2,10 +2,11 @@
 numbers and code tokens: what the offline grader uses to credit key points and spot misconceptions.
 
 A text is analysed once (`Analysis.of`): words are lower-cased and stemmed, the lexicon's phrases
-are replaced by their group's canonical form ("modifies" and "mutates" both become "chang"),
-stopwords are dropped (not the words of order: "before", "after", "above", "below"), and every
-remaining token remembers whether a negation ("not", "never", "doesn't", "rather than", "instead
-of"...) governs it within its clause. Numbers are tokens too
+are replaced by their group's canonical form ("modifies" and "mutates" both become "chang"; an
+entry that needs context, such as "processes" for multiprocessing, only in a text that has one of
+its context words), stopwords are dropped (not the words of order: "before", "after", "above",
+"below"), and every remaining token remembers whether a negation ("not", "never", "doesn't",
+"rather than", "instead of"...) governs it within its clause. Numbers are tokens too
 ("0.73", "1e-3", "16,777,216") and compare numerically; code operators (`==`, `+=`, `**`...)
 are tokens. A complexity is one token in any spelling: "O(n^2)", "O(n ** 2)", "O(n²)", "n^2",
 "n squared" and "quadratic" (not "quadratic loss") all read "o(n^2)", "constant time" reads
@@ -20,15 +21,15 @@ answer when its content tokens occur close together (`find`):
   specific wording).
 A token counts when it is equal, one typo away (5+ letters), a stem the stemmer left apart
 ("alia" / "alias"; not for cues: "cold" is not "colder"), or the same number to the precision
-the less precise side gives and within NUMBER_TOLERANCE of it ("0.73" is "0.7311"; "0.1" is
+the less precise side gives and within `number_tolerance` of it ("0.73" is "0.7311"; "0.1" is
 not "0.05"). Maths symbols are spelled out before anything else ("−0.5" is -0.5, "σ" is
 "sigmoid", "≪" is "<<"). A phrasing whose words are almost all the question's ("rebinds items
 locally" for a question about `items = ...`) needs all its words, question words included; one
 reduced to a single ordinary word ("random") is not *specific* and credits nothing.
 The match is *contradicted* when a token the phrasing asserts is negated in the answer, or the
 answer uses its opposite ("mutable" for "immutable"; a comparative's, "more" for "fewer", only
-against a phrasing of COMPARED_MIN_TOKENS tokens or more) instead, in a window that says at least
-CONTRADICTION_MIN_SHARE of the phrasing (one shared word is not the answer talking about it; a
+against a phrasing of `compared_min_tokens` tokens or more) instead, in a window that says at least
+`contradiction_min_share` of the phrasing (one shared word is not the answer talking about it; a
 caller may ask for more, `denial_share`). A
 token the phrasing itself negates ("identity, not equality") is optional and never contradicts.
 """
@@ -38,13 +39,17 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache, cached_property, lru_cache
 from pathlib import Path
 
-import yaml
-
-from tutorgraph.grading import _text
+from tutorgraph.text.lexicon import LexiconFormatError, LexiconGroup, read_groups
+from tutorgraph.text.negation import NEGATION_SCOPE, is_negation
+from tutorgraph.text.opposites import COMPARATIVES, OPPOSITES
+from tutorgraph.text.parameters import text_parameters
+from tutorgraph.text.stemming import idea_stem, near
+from tutorgraph.text.stopwords import ARTICLES, FILLERS, IDEA_STOPWORDS
+from tutorgraph.text.tokens import ascii_fold
 
 LEXICON_PATH = Path(__file__).with_name("lexicon.yaml")
 
@@ -67,37 +72,7 @@ _NEGATORS_PHRASES: tuple[tuple[str, ...], ...] = (
     ("unlike",),
     ("not",),
 )
-# Light verbs, fillers and intensifiers: they carry no idea of their own in an answer ("a copy
-# is made", "they genuinely run in parallel").
-FILLERS = _text.wordset(
-    """
-    make makes made making do does did done doing go goes went gone going take takes took
-    taken put puts happen happens happened basically actually really just like kind sort
-    simply obviously literally pretty quite stuff whatever guess think thinks believe
-    mean means meant say says said genuinely truly definitely certainly honestly surely
-    indeed totally
-    """
-)
-ARTICLES = frozenset({"a", "an", "the"})
-# Words of order and position say which comes first or which way: "read before assignment" is not
-# "read after assignment". Function words to the lexical model, they are content to an idea (and
-# the opposites table pairs them).
-ORDER_WORDS = frozenset({"before", "after", "above", "below"})
-STOPWORDS = _text.STOPWORDS - ORDER_WORDS
-NEGATION_SCOPE = 3
 ASSIGNMENT = "bind"  # `b = a` says what "b is bound to a" says (the lexicon's group for bind)
-UNORDERED_WINDOW_MIN = 10
-UNORDERED_WINDOW_PER_TOKEN = 3
-ORDERED_GAP = 0  # a cue's words in order, no other content word between two of them
-ORDERED_SPAN = 5  # ...and at most four words of any kind
-NUMBER_TOLERANCE = 0.02  # relative: a rounded value matches, another value does not
-MIN_REQUIRED = 2  # a phrasing reduced to fewer tokens by the question's words needs them all
-CONTRADICTION_MIN_SHARE = 0.5
-# A comparative's opposite denies a phrasing that says what is compared with what ("a larger
-# vocabulary gives shorter sequences"), not a bare "fewer tokens": "32k splits text into more
-# tokens" says the same of the smaller side.
-COMPARED_MIN_TOKENS = 3
-SOFT_WRAP_FROM = 50  # characters: a line this long, broken inside a sentence, was wrapped
 
 
 # Complexity said in words or without the O, as the O-notation it means (`_complexity`).
@@ -123,12 +98,16 @@ _BUILTIN = re.compile(r"\bbuilt-ins?\b", re.IGNORECASE)
 # execute at\nthe same time") is a space, not the end of a statement as it is in code: a long,
 # unindented line ending in a word or a comma, with no `=` or `#` (code's assignments and
 # comments), followed by a line starting with a small letter.
-_SOFT_WRAP = re.compile(rf"(?m)^(?=[^\s=#])([^=#\n]{{{SOFT_WRAP_FROM - 1},}}[a-z,])\n(?=[a-z])")
+@cache
+def _soft_wrap() -> re.Pattern[str]:
+    """The wrapped line break described above, for lines of `soft_wrap_from` characters."""
+    wrap_from = text_parameters().matching.soft_wrap_from
+    return re.compile(rf"(?m)^(?=[^\s=#])([^=#\n]{{{wrap_from - 1},}}[a-z,])\n(?=[a-z])")
 
 
 def _fold(text: str) -> str:
-    text = _SOFT_WRAP.sub(r"\1 ", text)
-    folded = _text.ascii_fold(text.replace("`", " ").translate(_SUPERSCRIPTS))
+    text = _soft_wrap().sub(r"\1 ", text)
+    folded = ascii_fold(text.replace("`", " ").translate(_SUPERSCRIPTS))
     folded = _BUILTIN.sub("builtin", folded)
     for pattern, notation in _COMPLEXITY_WORDS:
         folded = pattern.sub(notation, folded)
@@ -154,36 +133,61 @@ def _number(token: str) -> str | None:
 
 @dataclass(frozen=True, eq=False)  # hashed by identity: analyses are cached per lexicon
 class Lexicon:
-    """Stemmed phrases (tuples of word stems) mapped to their group's canonical token."""
+    """Stemmed phrases (tuples of word stems) mapped to their group's canonical token. A phrase
+    of `conditional` is read so only in a text that has one of its context stems; read plainly,
+    a single word of those may still mean its group's idea (`senses`: "process" may be
+    multiprocessing), so a phrasing that says the plain word finds an answer that says the idea."""
 
     phrases: dict[tuple[str, ...], str]
     longest: int
     lengths: dict[str, tuple[int, ...]]  # first stem -> lengths of its phrases, longest first
+    conditional: dict[tuple[str, ...], tuple[str, frozenset[str]]] = field(default_factory=dict)
+    senses: dict[str, frozenset[str]] = field(default_factory=dict)
 
     @classmethod
-    def from_groups(cls, groups: Iterable[Sequence[str]]) -> Lexicon:
+    def from_groups(cls, groups: Iterable[LexiconGroup]) -> Lexicon:
+        """Raises ValueError on an entry (as stemmed) listed in two groups."""
         phrases: dict[tuple[str, ...], str] = {}
+        conditional: dict[tuple[str, ...], tuple[str, frozenset[str]]] = {}
+        senses: dict[str, set[str]] = {}
         for group in groups:
-            entries = [tuple(_text.idea_stem(w) for w in _raw_words(entry)) for entry in group]
-            entries = [e for e in entries if e]
-            if not entries:
-                continue
-            canonical = "_".join(entries[0])
-            for entry in entries:
-                if entry in phrases and phrases[entry] != canonical:
+            canonical = "_".join(stemmed(group.canonical))
+            context = frozenset(idea_stem(w) for w in group.when.context) if group.when else None
+            for entry in group.entries:
+                key = stemmed(entry)
+                if not key:
+                    continue
+                other = phrases.get(key) or conditional.get(key, ("",))[0]
+                if other and other != canonical:
                     raise ValueError(
-                        f"lexicon: '{' '.join(entry)}' is in two groups "
-                        f"({phrases[entry]} and {canonical})"
+                        f"lexicon: '{' '.join(key)}' is in two groups ({other} and {canonical})"
                     )
-                phrases[entry] = canonical
+                if context is None or not group.conditional(entry):
+                    phrases[key] = canonical
+                elif key not in phrases:
+                    conditional[key] = (canonical, context)
+                    if len(key) == 1 and key[0] != canonical:
+                        senses.setdefault(key[0], set()).add(canonical)
         lengths: dict[str, set[int]] = {}
-        for phrase in phrases:
+        for phrase in [*phrases, *conditional]:
             lengths.setdefault(phrase[0], set()).add(len(phrase))
         return cls(
             phrases=phrases,
-            longest=max((len(p) for p in phrases), default=1),
+            longest=max((len(p) for p in [*phrases, *conditional]), default=1),
             lengths={k: tuple(sorted(v, reverse=True)) for k, v in lengths.items()},
+            conditional=conditional,
+            senses={k: frozenset(v) for k, v in senses.items()},
         )
+
+    def readings(self, word: str) -> frozenset[str]:
+        """What a one-word entry (a stem) may be read as: its group's canonical, or, for a word
+        that needs context, itself and the idea it names in context."""
+        return frozenset({self.phrases.get((word,), word)} | self.senses.get(word, frozenset()))
+
+
+def stemmed(entry: str) -> tuple[str, ...]:
+    """A lexicon entry as the analysis compares it: its words' stems."""
+    return tuple(idea_stem(w) for w in _raw_words(entry))
 
 
 def _raw_words(text: str) -> list[str]:
@@ -191,12 +195,14 @@ def _raw_words(text: str) -> list[str]:
 
 
 def load_lexicon(path: Path = LEXICON_PATH) -> Lexicon:
-    """The lexicon file's groups (raises ValueError on an entry listed in two groups)."""
-    raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    groups = raw.get("groups") or []
-    if not isinstance(groups, list) or not all(isinstance(g, list) for g in groups):
-        raise ValueError(f"{path}: 'groups' must be a list of lists of phrases")
-    return Lexicon.from_groups([[str(e) for e in g] for g in groups])
+    """The lexicon file's groups (see `text/lexicon.py` for its format; LexiconFormatError, a
+    ValueError, on a malformed file or an entry listed in two groups)."""
+    try:
+        return Lexicon.from_groups(read_groups(path))
+    except LexiconFormatError:
+        raise
+    except ValueError as exc:
+        raise LexiconFormatError(f"{path}: {exc}") from None
 
 
 default_lexicon = cache(load_lexicon)
@@ -209,6 +215,9 @@ class Token:
     position: int  # index among the text's content tokens
     number: str | None = None
     stopword: bool = False  # kept only in verbatim analyses
+    # The ideas a word read plainly may still name: its text had no context word to choose
+    # ("process" with no thread or GIL near may be multiprocessing, `Lexicon.senses`).
+    also: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, eq=False)  # cached_property needs a __dict__; identity is enough
@@ -236,20 +245,23 @@ class Analysis:
         return {text: tuple(tokens) for text, tokens in found.items()}
 
     @cached_property
-    def _matching(self) -> dict[tuple[str, str | None, bool], tuple[Token, ...]]:
+    def _matching(
+        self,
+    ) -> dict[tuple[str, str | None, bool, frozenset[str]], tuple[Token, ...]]:
         """`candidates` already looked up: an answer is compared with every cue and phrasing
         of its topic, which share most of their words."""
         return {}
 
     def candidates(self, want: Token, *, strict: bool = False) -> tuple[Token, ...]:
         """This text's tokens that match `want`, found through its distinct texts."""
-        key = (want.text, want.number, strict)
+        key = (want.text, want.number, strict, want.also)
         found = self._matching.get(key)
         if found is None:
             found = tuple(
                 token
                 for text, tokens in self.by_text.items()
-                if _texts_match(want.text, text, tokens[0].number, want.number, strict)
+                if text in want.also
+                or _texts_match(want.text, text, tokens[0].number, want.number, strict)
                 for token in tokens
             )
             self._matching[key] = found
@@ -269,6 +281,8 @@ def _analyse(text: str, lexicon: Lexicon, verbatim: bool) -> Analysis:
         if kind == "word" and raw in _CLAUSE_WORDS:
             kind = "stop"
         items.append((kind, raw))
+    # The text's word stems: what an entry that needs context looks for (`Lexicon.conditional`).
+    said = frozenset(idea_stem(w) for k, w in items if k == "word") if lexicon.conditional else None
     tokens: list[Token] = []
     negation_left = 0
     i = 0
@@ -293,7 +307,8 @@ def _analyse(text: str, lexicon: Lexicon, verbatim: bool) -> Analysis:
             i += 1
             continue
         # Lexicon phrases first: some hold a negation themselves ("not hashable", "no order").
-        phrase_len, canonical = _lexicon_match(items, i, lexicon)
+        phrase_len, canonical = _lexicon_match(items, i, lexicon, said)
+        also: frozenset[str] = frozenset()
         if not phrase_len:
             negator = _negator_at(items, i)
             if negator:
@@ -304,17 +319,18 @@ def _analyse(text: str, lexicon: Lexicon, verbatim: bool) -> Analysis:
             if verbatim:
                 if raw in ARTICLES:
                     continue
-                if raw in STOPWORDS or raw in FILLERS:
+                if raw in IDEA_STOPWORDS or raw in FILLERS:
                     tokens.append(Token(raw, negation_left > 0, len(tokens), stopword=True))
                     continue
                 canonical = raw
-            elif raw in STOPWORDS or raw in FILLERS:
+            elif raw in IDEA_STOPWORDS or raw in FILLERS:
                 continue
             else:
-                canonical = _text.idea_stem(raw)
+                canonical = idea_stem(raw)
+            also = lexicon.senses.get(idea_stem(raw), also)
         else:
             i += phrase_len
-        tokens.append(Token(canonical, negation_left > 0, len(tokens)))
+        tokens.append(Token(canonical, negation_left > 0, len(tokens), also=also))
         negation_left = max(0, negation_left - 1)
     return Analysis(tuple(tokens))
 
@@ -327,7 +343,7 @@ def _negator_at(items: list[tuple[str, str]], i: int) -> int:
     kind, word = items[i]
     if kind != "word":
         return 0
-    if _text.is_negation(word):
+    if is_negation(word):
         return 1
     if word not in _NEGATOR_STARTS:
         return 0
@@ -340,16 +356,22 @@ def _negator_at(items: list[tuple[str, str]], i: int) -> int:
     return 0
 
 
-def _lexicon_match(items: list[tuple[str, str]], i: int, lexicon: Lexicon) -> tuple[int, str]:
-    """The longest lexicon phrase starting at item `i`: (number of items, canonical token)."""
+def _lexicon_match(
+    items: list[tuple[str, str]], i: int, lexicon: Lexicon, said: frozenset[str] | None
+) -> tuple[int, str]:
+    """The longest lexicon phrase starting at item `i`: (number of items, canonical token). A
+    phrase that needs context counts only when the text's stems (`said`) hold a context word."""
     if items[i][0] != "word":
         return 0, ""
-    for length in lexicon.lengths.get(_text.idea_stem(items[i][1]), ()):
+    for length in lexicon.lengths.get(idea_stem(items[i][1]), ()):
         span = items[i : i + length]
         if len(span) < length or any(kind != "word" for kind, _ in span):
             continue
-        key = tuple(_text.idea_stem(word) for _, word in span)
+        key = tuple(idea_stem(word) for _, word in span)
         canonical = lexicon.phrases.get(key)
+        if canonical is None and key in lexicon.conditional:
+            sense, context = lexicon.conditional[key]
+            canonical = sense if said and not context.isdisjoint(said) else None
         if canonical is not None:
             return length, canonical
     return 0, ""
@@ -361,7 +383,8 @@ def _same_number(a: str, b: str) -> bool:
     if x == y:
         return True
     decimals = min(_decimals(a), _decimals(b))
-    close = abs(x - y) <= NUMBER_TOLERANCE * max(abs(x), abs(y))  # "0.1" is not "0.05"
+    tolerance = text_parameters().matching.number_tolerance  # "0.1" is not "0.05"
+    close = abs(x - y) <= tolerance * max(abs(x), abs(y))
     return close and decimals >= 1 and round(x, decimals) == round(y, decimals)
 
 
@@ -382,7 +405,7 @@ def _texts_match(
         )
     if want.startswith("o(") or have.startswith("o("):  # O(n) is not O(n^2): no typo slack
         return want == have
-    if _text.near(want, have):
+    if near(want, have):
         return True
     return not strict and _stem_prefix(want, have)
 
@@ -394,16 +417,22 @@ def _token_matches(want: Token, have: Token, *, strict: bool = False) -> bool:
             and have.number is not None
             and _same_number(want.number, have.number)
         )
-    if _text.near(want.text, have.text):
+    if near(want.text, have.text) or have.text in want.also:
         return True
     return not strict and _stem_prefix(want.text, have.text)
 
 
 def _stem_prefix(a: str, b: str) -> bool:
     """Stems the stemmer left apart ("alia" / "alias", "lazi" / "lazili"): one is a prefix of the
-    other, at least 4 letters long, at most 2 letters shorter."""
+    other, at least `stem_prefix_min` (4) letters long, at most `stem_prefix_extra` (2) letters
+    shorter."""
+    p = text_parameters().matching
     short, long_ = (a, b) if len(a) <= len(b) else (b, a)
-    return len(short) >= 4 and len(long_) - len(short) <= 2 and long_.startswith(short)
+    return (
+        len(short) >= p.stem_prefix_min
+        and len(long_) - len(short) <= p.stem_prefix_extra
+        and long_.startswith(short)
+    )
 
 
 @dataclass(frozen=True)
@@ -434,13 +463,17 @@ def find(
     *,
     ignore: frozenset[str] = frozenset(),
     ordered: bool = False,
-    denial_share: float = CONTRADICTION_MIN_SHARE,
+    denial_share: float | None = None,
 ) -> Match:
     """How well `answer` says `phrasing` (see the module doc). Tokens in `ignore` (the question's)
-    are not required unless nothing else is left."""
+    are not required unless nothing else is left. `denial_share` defaults to
+    `contradiction_min_share`."""
+    p = text_parameters().matching
+    if denial_share is None:
+        denial_share = p.contradiction_min_share
     everything = _distinct(list(phrasing.tokens))
     required = _distinct([t for t in phrasing.tokens if t.text not in ignore])
-    if len(required) < min(MIN_REQUIRED, len(everything)):
+    if len(required) < min(p.min_required, len(everything)):
         # "rebinds items locally" for a question about `items = ...`: "local" alone says nothing
         required = everything
     if not required or not answer.tokens:
@@ -448,7 +481,7 @@ def find(
     if ordered:
         return _find_ordered(required, answer)
     specific = _specific(required)
-    window = max(UNORDERED_WINDOW_MIN, UNORDERED_WINDOW_PER_TOKEN * len(required))
+    window = max(p.unordered_window_min, p.unordered_window_per_token * len(required))
     denial = all(t.negated for t in required)  # "no copy is made": saying "a copy" contradicts
     # Per required token, where the answer says it: (position, agrees, contradicts).
     hits: list[list[tuple[int, bool, bool]]] = []
@@ -461,7 +494,7 @@ def find(
             # unless denying is all the phrasing does.
             found.append((have.position, agrees, not agrees and (denial or not want.negated)))
         if not want.negated and not (
-            want.text in _text.COMPARATIVES and len(everything) < COMPARED_MIN_TOKENS
+            want.text in COMPARATIVES and len(everything) < p.compared_min_tokens
         ):
             for opposite in _opposites(want.text):
                 found += [(t.position, False, True) for t in answer.by_text.get(opposite, ())]
@@ -504,8 +537,8 @@ def _distinct(tokens: list[Token]) -> list[Token]:
 
 
 def _find_ordered(required: list[Token], answer: Analysis) -> Match:
-    """The words in order; between two of them at most ORDERED_GAP other content words and
-    ORDERED_SPAN - 1 words in all; contradicted when a polarity differs."""
+    """The words in order; between two of them at most `ordered_gap` other content words and
+    `ordered_span` - 1 words in all; contradicted when a polarity differs."""
     tokens = answer.tokens
     for first in sorted(answer.candidates(required[0], strict=True), key=lambda t: t.position):
         position = first.position
@@ -522,13 +555,14 @@ def _find_ordered(required: list[Token], answer: Analysis) -> Match:
 
 
 def _next_match(want: Token, tokens: tuple[Token, ...], after: int) -> int | None:
+    p = text_parameters().matching
     skipped_content = 0
-    for j in range(after + 1, min(len(tokens), after + 1 + ORDERED_SPAN)):
+    for j in range(after + 1, min(len(tokens), after + 1 + p.ordered_span)):
         if _token_matches(want, tokens[j], strict=True):
             return j
         if not tokens[j].stopword:
             skipped_content += 1
-            if skipped_content > ORDERED_GAP:
+            if skipped_content > p.ordered_gap:
                 return None
     return None
 
@@ -537,13 +571,12 @@ def _next_match(want: Token, tokens: tuple[Token, ...], after: int) -> int | Non
 def _opposite_table() -> dict[str, frozenset[str]]:
     lexicon = default_lexicon()
     table: dict[str, set[str]] = {}
-    for left, rights in _text.OPPOSITES.items():
+    for left, rights in OPPOSITES.items():
         for right in rights:
-            a = lexicon.phrases.get((left,), left)
-            b = lexicon.phrases.get((right,), right)
-            if a != b:
-                table.setdefault(a, set()).add(b)
-                table.setdefault(b, set()).add(a)
+            for a in lexicon.readings(left):
+                for b in lexicon.readings(right) - {a}:
+                    table.setdefault(a, set()).add(b)
+                    table.setdefault(b, set()).add(a)
     return {k: frozenset(v) for k, v in table.items()}
 
 
