@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from tutorgraph.grading.examples import EXAMPLE_SHARE, read_examples
-from tutorgraph.grading.offline import MISCONCEPTION_CAP, OfflineGrader
+from tutorgraph.grading.examples import read_examples
+from tutorgraph.grading.offline import OfflineGrader
+from tutorgraph.grading.parameters import grading_parameters
 from tutorgraph.grading.types import GradedAnswer, GradingRequest, KnownMisconception
 
 QUESTION = "Why does a heavy blanket keep you warm on a cold night?"
@@ -60,7 +61,7 @@ def test_an_answer_like_a_graded_wrong_one_is_read_as_wrong_with_its_misconcepti
     reading = read_examples(QUESTION, REFERENCE, WRONG, EXAMPLES)
     assert reading is not None
     assert reading.nearest_grade == "wrong" and reading.estimate < 0.2
-    assert 0 < reading.weight <= EXAMPLE_SHARE
+    assert 0 < reading.weight <= grading_parameters().examples.example_share
     assert reading.misconception == "blanket-makes-heat"
     assert reading.blend(1.0) < 1.0 and reading.blend(0.0) == pytest.approx(
         reading.weight * reading.estimate
@@ -146,8 +147,9 @@ def test_an_answer_like_a_graded_wrong_one_is_capped_though_it_names_no_misconce
     assert reading is not None and reading.wrong_idea and reading.misconception is None
     grader = OfflineGrader()
     beside, alone = grader.grade(request(mixed, unnamed)), grader.grade(request(mixed, []))
-    assert beside.misconceptions == [] and alone.rubric.correctness > MISCONCEPTION_CAP
-    capped = reading.blend(min(alone.rubric.correctness, MISCONCEPTION_CAP))
+    cap = grading_parameters().scoring.misconception_cap
+    assert beside.misconceptions == [] and alone.rubric.correctness > cap
+    capped = reading.blend(min(alone.rubric.correctness, cap))
     assert beside.rubric.correctness == pytest.approx(capped, abs=1e-3)
     assert capped < reading.blend(alone.rubric.correctness)
     right = "The pockets of air in the weave hardly pass warmth on, so your body keeps it."

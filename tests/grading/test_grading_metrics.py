@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from tutorgraph.bench import metrics
+from tutorgraph_bench import metrics
 
 
 def test_pearson_by_hand() -> None:

@@ -14,7 +14,8 @@ from tutorgraph.grading.calibration import (
 )
 from tutorgraph.grading.features import FEATURE_NAMES, extract
 from tutorgraph.grading.keypoints import assess_points, described_misconceptions
-from tutorgraph.grading.offline import MISCONCEPTION_CAP, OfflineGrader
+from tutorgraph.grading.offline import OfflineGrader
+from tutorgraph.grading.parameters import grading_parameters
 from tutorgraph.grading.types import GradingRequest, KnownMisconception
 
 SPOON_Q = "Why does a metal spoon feel colder than a wooden spoon at the same temperature?"
@@ -394,7 +395,8 @@ def test_a_misconception_told_at_length_has_less_correctness_than_one_point_said
     partial = grader.grade(four_points("The loss is convex in the weights."))
     assert wrong.misconceptions == ["logistic-with-mse"] and partial.misconceptions == []
     assert wrong.covered_key_points == partial.covered_key_points  # the same one point of four
-    assert wrong.rubric.correctness <= MISCONCEPTION_CAP < partial.rubric.correctness
+    cap = grading_parameters().scoring.misconception_cap
+    assert wrong.rubric.correctness <= cap < partial.rubric.correctness
     assert wrong.score < partial.score
 
 

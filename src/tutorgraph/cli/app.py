@@ -9,9 +9,10 @@ from typing import Annotated
 import typer
 
 from tutorgraph import __version__
+from tutorgraph.cli._bench_group import add_bench_group
 from tutorgraph.cli._console import console, err_console
 from tutorgraph.cli.assess import assess
-from tutorgraph.cli.bench import bench_app
+from tutorgraph.cli.calibrate import calibrate_app
 from tutorgraph.cli.course import course_app
 from tutorgraph.cli.db import db_app
 from tutorgraph.cli.evals import eval_app
@@ -34,8 +35,9 @@ app = typer.Typer(
 app.add_typer(db_app, name="db")
 app.add_typer(users_app, name="users")
 app.add_typer(kb_app, name="kb")
-app.add_typer(bench_app, name="bench")
+add_bench_group(app)  # when the benchmark package is installed
 app.add_typer(mastery_app, name="mastery")
+app.add_typer(calibrate_app, name="calibrate")
 app.add_typer(eval_app, name="eval")
 app.add_typer(xapi_app, name="xapi")
 app.add_typer(course_app, name="course")
@@ -78,7 +80,7 @@ def serve(
     import uvicorn
 
     settings = load_settings()
-    from tutorgraph.api.app import create_app
+    from tutorgraph.server import create_app
     from tutorgraph.store import migrate
 
     migrate.require_current(settings)
@@ -92,10 +94,10 @@ def serve(
             "--workers: several processes need PostgreSQL (set TUTORGRAPH_DATABASE_URL)"
         )
     # uvicorn would believe X-Forwarded-For from 127.0.0.1 (or FORWARDED_ALLOW_IPS): the app
-    # does that itself, from `trusted_proxies` only (api/app.py).
+    # does that itself, from `trusted_proxies` only (server.py).
     if reload or workers > 1:  # each process builds its app from the same settings
         uvicorn.run(
-            "tutorgraph.api.app:create_app",
+            "tutorgraph.server:create_app",
             factory=True,
             host=host,
             port=port,

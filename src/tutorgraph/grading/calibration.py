@@ -1,7 +1,9 @@
 """The offline grader's logistic model: weights over `features.FEATURE_NAMES`, fitted on train data.
 
-`calibration.json` ships beside this module; `tutorgraph bench grading --fit` rewrites it from the
-train split of a public benchmark (never a test split). It holds weights, never data.
+`calibration.json` ships beside this module; `tutorgraph bench grading --fit` (or `tutorgraph
+calibrate grading --lexical-model CSV --write`) rewrites it from the train split of a public
+benchmark (never a test split). It holds weights, never data. The grader's other tunable values
+are in `parameters.yaml` (`parameters.py`).
 """
 
 from __future__ import annotations

@@ -8,17 +8,17 @@ a negated token kept apart from the same token asserted), beyond the question's 
 by how rare it is among this question's examples (a word every example uses tells nothing apart),
 as a cosine similarity. Then (`read_examples`):
 
-- estimate: the grade of the NEIGHBOURS nearest examples, weighted by similarity squared
+- estimate: the grade of the `neighbours` nearest examples, weighted by similarity squared
   (correct 1, partial 0.5, wrong 0);
-- weight: how much of correctness the estimate may replace: EXAMPLE_SHARE x where the nearest
-  similarity lies between SIMILAR_FROM (none) and SIMILAR_AT (all of the share). Completeness is
+- weight: how much of correctness the estimate may replace: `example_share` x where the nearest
+  similarity lies between `similar_from` (none) and `similar_at` (all of the share). Completeness is
   only ever lowered by it (`lower`): a fragment of a correct answer resembles that answer while
   giving less of what was asked, so how much is there stays the key points' reading;
-- wrong idea: the nearest example is a wrong answer at least MISCONCEPTION_SIMILARITY close;
+- wrong idea: the nearest example is a wrong answer at least `misconception_similarity` close;
   the offline grader then caps correctness as for a stated misconception (what else the answer
   says stands on a wrong idea), whether or not the example names a known one;
 - misconception: that example's, when it names one;
-- vouches: the nearest example is a correct one at least SIMILAR_AT close; the grader then does
+- vouches: the nearest example is a correct one at least `similar_at` close; the grader then does
   not read the known misconceptions' descriptions into the answer (words of a description
   scattered over a right answer are the weakest evidence of a wrong idea);
 - partly right: when the examples weigh at all, whether their estimate is nearer partial than
@@ -28,9 +28,9 @@ as a cosine similarity. Then (`read_examples`):
 What it can do: an answer that says what a graded answer said, in other words than the rubric's
 (a wrong idea told with the right vocabulary, a right one in a learner's words), gets that grade's
 pull. What it cannot: grade an idea no example or reference shows, or tell apart two answers that
-use the same words bound differently beyond what their rarer words show. The constants were chosen
-on the dev split of `benchmarks/learner_answers` against examples written by other helpers
-(BENCHMARKS.md, "Grading learners' own words").
+use the same words bound differently beyond what their rarer words show. The values (parameters
+`examples` in `grading/parameters.yaml`) were chosen on the dev split of
+`benchmarks/learner_answers` against examples written by other helpers (decision 0032).
 """
 
 from __future__ import annotations
@@ -41,17 +41,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from tutorgraph.grading.meaning import Analysis
+from tutorgraph.grading.parameters import ExampleParameters, grading_parameters
 from tutorgraph.grading.types import Grade, GradedAnswer
+from tutorgraph.text.meaning import Analysis
 
-NEIGHBOURS = 3
-EXAMPLE_SHARE = 0.7
-SIMILAR_FROM = 0.2
-SIMILAR_AT = 0.6
-# A wrong example says the answer's wrong idea as soon as the examples weigh at all: 0.25 before
-# 2026-11-28; at 0.2 learner answers dev found 85% of the stated misconceptions (was 76%), wrong
-# < 0.4 96% (94%), and only wrong answers' scores moved.
-MISCONCEPTION_SIMILARITY = SIMILAR_FROM
 GRADE_VALUE: dict[Grade, float] = {"correct": 1.0, "partial": 0.5, "wrong": 0.0}
 PARTLY_RIGHT_FROM = (GRADE_VALUE["wrong"] + GRADE_VALUE["partial"]) / 2
 
@@ -65,17 +58,20 @@ class ExampleReading:
     nearest_grade: Grade
     nearest_similarity: float
     misconception: str | None
+    parameters: ExampleParameters
 
     @property
     def wrong_idea(self) -> bool:
         """Whether the answer says what a graded wrong answer said: the nearest example is wrong
-        and at least MISCONCEPTION_SIMILARITY close (named or not as a known misconception)."""
-        return self.nearest_grade == "wrong" and self.nearest_similarity >= MISCONCEPTION_SIMILARITY
+        and at least `misconception_similarity` close (named or not as a known misconception)."""
+        close = self.nearest_similarity >= self.parameters.misconception_similarity
+        return self.nearest_grade == "wrong" and close
 
     @property
     def vouches(self) -> bool:
-        """Whether the answer is as close as the examples weigh (SIMILAR_AT) to a correct one."""
-        return self.nearest_grade == "correct" and self.nearest_similarity >= SIMILAR_AT
+        """Whether the answer is as close as the examples weigh (`similar_at`) to a correct one."""
+        close = self.nearest_similarity >= self.parameters.similar_at
+        return self.nearest_grade == "correct" and close
 
     @property
     def partly_right(self) -> bool | None:
@@ -98,9 +94,15 @@ class ExampleReading:
 
 
 def read_examples(
-    question: str, reference: str, answer: str, examples: Sequence[GradedAnswer]
+    question: str,
+    reference: str,
+    answer: str,
+    examples: Sequence[GradedAnswer],
+    *,
+    parameters: ExampleParameters | None = None,
 ) -> ExampleReading | None:
     """The examples' reading of `answer`, or None without examples or shared ideas."""
+    p = parameters or grading_parameters().examples
     if not examples:
         return None
     graded = [
@@ -123,20 +125,21 @@ def read_examples(
         ),
         key=lambda found: -found[0],
     )
-    nearest = ranked[:NEIGHBOURS]
+    nearest = ranked[: p.neighbours]
     total = sum(similarity**2 for similarity, _, _ in nearest)
     if total == 0:
         return None
     estimate = sum(similarity**2 * GRADE_VALUE[grade] for similarity, grade, _ in nearest) / total
     top, grade, misconception = nearest[0]
-    closeness = min(1.0, max(0.0, (top - SIMILAR_FROM) / (SIMILAR_AT - SIMILAR_FROM)))
-    stated = misconception if grade == "wrong" and top >= MISCONCEPTION_SIMILARITY else None
+    closeness = min(1.0, max(0.0, (top - p.similar_from) / (p.similar_at - p.similar_from)))
+    stated = misconception if grade == "wrong" and top >= p.misconception_similarity else None
     return ExampleReading(
         estimate=round(estimate, 4),
-        weight=round(EXAMPLE_SHARE * closeness, 4),
+        weight=round(p.example_share * closeness, 4),
         nearest_grade=grade,
         nearest_similarity=round(top, 4),
         misconception=stated,
+        parameters=p,
     )
 
 

@@ -12,8 +12,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from tutorgraph.grading import _text
-from tutorgraph.grading.meaning import Analysis
+from tutorgraph.grading.parameters import NonAnswerParameters, grading_parameters
+from tutorgraph.text.meaning import Analysis
+from tutorgraph.text.negation import negated_stems
+from tutorgraph.text.opposites import OPPOSITES
+from tutorgraph.text.stemming import bigrams, content_stems, near, stem
+from tutorgraph.text.tokens import normalise, words
 
 FEATURE_NAMES: tuple[str, ...] = (
     "ref_recall",
@@ -30,9 +34,6 @@ FEATURE_NAMES: tuple[str, ...] = (
     "char_recall",
 )
 """The model's inputs, in the order of `Calibration.weights`."""
-
-ECHO_SHARE = 0.5
-"""An answer made only of question words that restates at least this share of them is an echo."""
 
 
 @dataclass(frozen=True)
@@ -51,13 +52,13 @@ class TextView:
 
     @classmethod
     def build(cls, text: str) -> TextView:
-        stems = _text.content_stems(text)
-        padded = f" {_text.normalise(text)} "
+        stems = content_stems(text)
+        padded = f" {normalise(text)} "
         return cls(
             stems=stems,
             stem_set=frozenset(stems),
-            all_stems=frozenset(_text.stem(w) for w in _text.words(text)),
-            negated=_text.negated_stems(text),
+            all_stems=frozenset(stem(w) for w in words(text)),
+            negated=negated_stems(text),
             grams=frozenset(padded[i : i + 4] for i in range(len(padded) - 3)),
         )
 
@@ -87,7 +88,7 @@ def matches(stem: str, pool: Iterable[str]) -> bool:
 
 @lru_cache(maxsize=262144)
 def _near_any(stem: str, pool: frozenset[str]) -> bool:
-    return any(_text.near(stem, other) for other in pool)
+    return any(near(stem, other) for other in pool)
 
 
 def _share(items: Iterable[str], pool: frozenset[str]) -> float:
@@ -98,7 +99,7 @@ def _share(items: Iterable[str], pool: frozenset[str]) -> float:
 def _opposite_swap(answer: TextView, reference: TextView) -> bool:
     """The answer uses the opposite of a reference word ("lower" for "higher") and not the word."""
     for word in reference.all_stems - answer.all_stems:
-        for opposite in _text.OPPOSITES.get(word, ()):
+        for opposite in OPPOSITES.get(word, ()):
             if opposite in answer.all_stems and opposite not in reference.all_stems:
                 return True
     return False
@@ -114,7 +115,7 @@ def _against(question: TextView, reference: TextView, answer: TextView) -> dict[
     ref = reference.stem_set
     ref_novel = ref - question.stem_set or ref
     ans_novel = answer.stem_set - question.stem_set
-    ref_bigrams = _text.bigrams(reference.stems)
+    ref_bigrams = bigrams(reference.stems)
     n_answer = len(answer.stem_set)
     return {
         "ref_recall": _share(ref, answer.stem_set),
@@ -126,9 +127,7 @@ def _against(question: TextView, reference: TextView, answer: TextView) -> dict[
         if n_answer
         else 1.0,
         "bigram_recall": (
-            len(ref_bigrams & _text.bigrams(answer.stems)) / len(ref_bigrams)
-            if ref_bigrams
-            else 0.0
+            len(ref_bigrams & bigrams(answer.stems)) / len(ref_bigrams) if ref_bigrams else 0.0
         ),
         "novel_words": math.log1p(len(ans_novel)),
         "length_ratio": math.log((len(answer.stems) + 1) / (len(reference.stems) + 1)),
@@ -161,12 +160,14 @@ def extract(question: str, references: Sequence[str], answer: str) -> Features:
     )
 
 
-def is_echo(question: str, answer: str) -> bool:
-    """The answer only restates the question: all its content words come from the question, and
-    so do its numbers, code tokens and operators (`tags=None` is not in `tags=[]`)."""
+def is_echo(question: str, answer: str, parameters: NonAnswerParameters | None = None) -> bool:
+    """The answer only restates the question: all its content words come from the question (at
+    least `echo_share` of them), and so do its numbers, code tokens and operators (`tags=None`
+    is not in `tags=[]`)."""
+    p = parameters or grading_parameters().non_answers
     q, a = TextView.of(question), TextView.of(answer)
     if not a.stem_set or not q.stem_set or not a.stem_set <= q.stem_set:
         return False
     if not Analysis.of(answer).texts <= Analysis.of(question).texts:
         return False
-    return len(a.stem_set) / len(q.stem_set) >= ECHO_SHARE
+    return len(a.stem_set) / len(q.stem_set) >= p.echo_share

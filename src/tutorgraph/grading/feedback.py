@@ -13,6 +13,7 @@ from pydantic import BaseModel
 
 from tutorgraph.errors import StructuredOutputError
 from tutorgraph.grading import prompts
+from tutorgraph.grading.parameters import grading_parameters
 from tutorgraph.grading.types import GradingRequest, PathDecision, Verdict
 from tutorgraph.llm import Message, Model, OfflineEngine
 
@@ -79,13 +80,14 @@ def _base_form(verb: str) -> str:
 def offline_feedback(inputs: FeedbackInputs) -> str:
     """Deterministic feedback from the verdict and the knowledge base."""
     verdict, request = inputs.verdict, inputs.request
+    p = grading_parameters().feedback
     parts: list[str] = []
     if not request.answer.strip():
         parts.append("No answer was given, so there is nothing to credit yet.")
-    elif verdict.score >= 0.8:
+    elif verdict.score >= p.good_answer_from:
         parts.append("Good answer: it matches the reference on the essentials.")
     elif verdict.covered_key_points:
-        covered = "; ".join(verdict.covered_key_points[:3])
+        covered = "; ".join(verdict.covered_key_points[: p.points_listed])
         parts.append(f"You got part of it right ({covered}).")
     else:
         parts.append("This answer does not yet match the reference.")
@@ -94,8 +96,8 @@ def offline_feedback(inputs: FeedbackInputs) -> str:
         misconception = known.get(misconception_id)
         if misconception is not None:
             parts.append(misconception_warning(misconception.description))
-    if verdict.missing_key_points and verdict.score < 0.9:
-        missing = "; ".join(verdict.missing_key_points[:3])
+    if verdict.missing_key_points and verdict.score < p.missing_points_below:
+        missing = "; ".join(verdict.missing_key_points[: p.points_listed])
         parts.append(f"A complete answer also covers: {missing}.")
     if verdict.error_type == "CARELESS":
         parts.append("You seem to know this; re-read your answer for slips.")

@@ -26,6 +26,7 @@ from pydantic import BaseModel, ValidationError, field_validator
 
 from tutorgraph.errors import StructuredOutputError
 from tutorgraph.grading import prompts
+from tutorgraph.grading.parameters import grading_parameters
 from tutorgraph.grading.types import ErrorType, GradingRequest, RubricScores, Verdict
 from tutorgraph.llm import Finish, Message, Model, OfflineEngine, StreamEvent, TextDelta, ToolSpec
 from tutorgraph.offload import run_cpu_bound
@@ -180,10 +181,6 @@ async def judge_once(
     return parse_judge_reply("".join(text), weights, reference_first=reference_first)
 
 
-MODEL_RUN_SPREAD_FOR_DOUBT = 0.15
-"""A standard deviation of the runs' scores at which a model verdict's certainty reaches 0.5."""
-
-
 async def judge(
     model: Model,
     request: GradingRequest,
@@ -200,7 +197,9 @@ async def judge(
     median = verdicts[(len(verdicts) - 1) // 2]
     scores = [v.score for v in verdicts]
     spread = statistics.pstdev(scores)
-    agreement = max(0.0, 1.0 - 0.5 * spread / MODEL_RUN_SPREAD_FOR_DOUBT)
+    # certainty reaches 0.5 at a spread of `run_spread_for_doubt` (a standard deviation)
+    doubt_at = grading_parameters().model_verdicts.run_spread_for_doubt
+    agreement = max(0.0, 1.0 - 0.5 * spread / doubt_at)
     return median.model_copy(
         update={
             "score": round(statistics.median(scores), 4),

@@ -7,7 +7,7 @@ Two readings of an answer, both deterministic:
   numbers compared by value, code tokens, the reference sentence that says the point), which it
   denies ("mutable" for "immutable", "a copy is made" for "no copy is made"), and which known
   misconceptions it states (cues matched word for word, with their polarity; and, for an answer
-  making at most DESCRIBED_UP_TO of the points, or without a rubric of the reference's content,
+  making at most `described_up_to` of the points, or without a rubric of the reference's content,
   the misconception's description said in other words: `keypoints.described_misconceptions`).
 - *Lexical agreement* (`features.extract`): stemmed recall and precision against the reference
   (the best of any alternatives), bigrams, character grams, length ratio, negation flips and
@@ -15,25 +15,28 @@ Two readings of an answer, both deterministic:
   public benchmark's train split only).
 
 Score: the spec's weighted rubric (weights from the settings, 0.6 / 0.2 / 0.2 by default).
+The `names` below are parameters (`grading/parameters.yaml`, with their provenance; the values
+shown are today's).
 
 With a rubric (every knowledge-base question), the key points decide:
-- correctness = (1 - LEXICAL_SHARE) x coverage + LEXICAL_SHARE x P(correct), scaled by the share
-  of points not denied and by the answer's focus (1 once FOCUS_SHARE of its new ideas, its tokens
-  as `meaning` reads them, are said by the reference, the key points or their phrasings; less for
-  an answer mostly about something else: a wrong idea told at length), capped at
-  MISCONCEPTION_CAP when a known misconception is stated;
+- correctness = (1 - `lexical_share`) x coverage + `lexical_share` x P(correct), scaled by the
+  share of points not denied and by the answer's focus (1 once `focus_share` of its new ideas,
+  its tokens as `meaning` reads them, are said by the reference, the key points or their
+  phrasings; less for an answer mostly about something else: a wrong idea told at length),
+  capped at
+  `misconception_cap` when a known misconception is stated;
 - completeness = coverage, the mean point credit (halved when a misconception is stated);
-- clarity = length adequacy (ADEQUATE_WORDS content words are enough: a terse right answer is
+- clarity = length adequacy (`adequate_words` content words are enough: a terse right answer is
   clear) x (0.5 + 0.5 x coverage), halved when the answer states a misconception or denies a
-  point. Length past ADEQUATE_WORDS earns nothing, so a long answer is not a better one.
+  point. Length past `adequate_words` earns nothing, so a long answer is not a better one.
 
 Without a rubric (a caller's own question, the public benchmarks), the lexical reading decides:
 correctness = P(correct) (capped likewise, halved when the answer denies a reference sentence
 it talks about: "absorb less heat" for "absorb more heat"); completeness = the harmonic mean of
 the share of the reference's new content words the answer says and the share of the answer's
 new content words that are the reference's (so saying more earns nothing by itself); clarity =
-ADEQUACY_SHARE x length adequacy against the reference (content words / max(1, an eighth of the
-reference's: ADEQUATE_SHARE_OF_REFERENCE), capped at 1, x 0.7 past 4x the reference plus 20
+`adequacy_share` x length adequacy against the reference (content words / max(1, an eighth of
+the reference's: `adequate_share_of_reference`), capped at 1, x 0.7 past 4x the reference plus 20
 words) + the rest x the share of the answer's words that are the reference's. These two halved
 the length bias inside a human grade on SemEval and SAF at no cost in agreement (BENCHMARKS.md).
 
@@ -49,14 +52,14 @@ Error type, only when score < 0.8, first rule that holds:
                rules below would say INCOMPLETE);
 1b. INCOMPLETE no real attempt ("I don't know", under four words): nothing to diagnose yet;
 2. CARELESS    a near miss: coverage >= 0.7 with score >= 0.6, or a negation flip / opposite swap
-               while coverage >= 0.5; and the answer talks about the point (at least ON_THE_POINT
+               while coverage >= 0.5; and the answer talks about the point (at least `on_the_point`
                of its new content words are the reference's or the key points');
 3. PROCEDURAL  the question asks for code, steps, a fix or a computation, the answer attempts it
                (code or numbers), coverage is partial and the answer talks about the point;
 4. INCOMPLETE  what the answer says is right but points are missing: with a rubric, the graded
                examples near it read it as partly right (`ExampleReading.partly_right`), or,
-               when none is near enough to say, at least SOME_COVERAGE of the points are made
-               and at least OWN_IDEAS of its new words are the reference's (less: it is mostly
+               when none is near enough to say, at least `some_coverage` of the points are made
+               and at least `own_ideas` of its new words are the reference's (less: it is mostly
                telling an idea of its own); without one, it talks about the point; also empty
                and echo answers;
 5. CONCEPTUAL  otherwise: the answer makes (almost) none of the points, or says mostly
@@ -69,7 +72,7 @@ import re
 from collections.abc import Sequence
 from functools import cache, lru_cache
 
-from tutorgraph.grading import _text, uncertainty
+from tutorgraph.grading import uncertainty
 from tutorgraph.grading.calibration import Calibration, load_default
 from tutorgraph.grading.classify import is_non_attempt
 from tutorgraph.grading.examples import ExampleReading, read_examples
@@ -80,7 +83,7 @@ from tutorgraph.grading.keypoints import (
     split_sentences,
     stated_misconceptions,
 )
-from tutorgraph.grading.meaning import Analysis, find
+from tutorgraph.grading.parameters import GradingParameters, ScoringParameters, grading_parameters
 from tutorgraph.grading.types import (
     ERROR_CLASSIFICATION_BELOW,
     ErrorType,
@@ -89,25 +92,10 @@ from tutorgraph.grading.types import (
     Verdict,
 )
 from tutorgraph.settings import RubricWeights
+from tutorgraph.text.meaning import Analysis, find
+from tutorgraph.text.stemming import content_stems
+from tutorgraph.text.tokens import words
 
-# An answer standing on a wrong idea keeps at most this correctness: below what one point of
-# four said right earns (0.8 x 1/4 = 0.2), so a misconception told at length does not outscore a
-# short, partly right answer. 0.3 before 2026-11-28: learner answers dev ordering 90% -> 91%
-# (with the near examples withheld 85% -> 86%, with none 78% -> 80%), nothing else moved.
-MISCONCEPTION_CAP = 0.15
-DENIAL_FACTOR = 0.5
-DENIAL_MIN_SHARE = 0.5
-LEXICAL_SHARE = 0.2
-ADEQUATE_WORDS = 3
-RAMBLING_WORDS = 250
-FOCUS_SHARE = 0.3
-ADEQUACY_SHARE = 0.6
-# A short answer is adequate at an eighth of the reference's content words ("parallel" for a
-# one-sentence reference). A third, as before, penalised right one-word answers: chosen on the
-# SemEval and SAF train splits, where it lowered the length rho at the same agreement.
-ADEQUATE_SHARE_OF_REFERENCE = 1 / 8
-NEAR_MISS_COVERAGE = 0.7
-SLIP_COVERAGE = 0.5
 PROCEDURAL_QUESTION = re.compile(
     r"\b(code|program|function|steps?|procedure|algorithm|fix|debug|bug|compute|calculate|"
     r"implement|write|output|run|error|traceback)\b",
@@ -115,40 +103,47 @@ PROCEDURAL_QUESTION = re.compile(
 )
 
 ATTEMPTED_PROCEDURE = re.compile(r"\d|[=()\[\]]|\b(def|return|for|import)\b")
-SOME_COVERAGE = 0.1
-ON_THE_POINT = 0.5  # share of an answer's new words that are the reference's: it talks about it
-OWN_IDEAS = 0.25  # below this share, what an answer says is mostly its own (wrong) idea
-DESCRIBED_UP_TO = 2 / 3  # an answer making at most this share of the points is also read for
-# the known misconceptions in the words of their descriptions
 
 _default_calibration = cache(load_default)
 
 
-def focus_of(share: float) -> float:
-    """1 when at least FOCUS_SHARE of the answer's new ideas are the reference's or the key
+def focus_of(share: float, scoring: ScoringParameters | None = None) -> float:
+    """1 when at least `focus_share` of the answer's new ideas are the reference's or the key
     points' (`_focus_share`); less for an answer mostly about something else (a wrong idea at
     length)."""
-    return min(1.0, share / FOCUS_SHARE)
+    p = scoring or grading_parameters().scoring
+    return min(1.0, share / p.focus_share)
 
 
-def length_adequacy(answer: TextView) -> float:
-    """1 from ADEQUATE_WORDS content words up; less for a fragment; 0.7 past RAMBLING_WORDS."""
+def length_adequacy(answer: TextView, scoring: ScoringParameters | None = None) -> float:
+    """1 from `adequate_words` content words up; less for a fragment; `rambling_factor` past
+    `rambling_words`."""
+    p = scoring or grading_parameters().scoring
     n = len(answer.stems)
     if n == 0:
         return 0.0
-    adequacy = min(1.0, n / ADEQUATE_WORDS)
-    return round(adequacy * (0.7 if n > RAMBLING_WORDS else 1.0), 4)
+    adequacy = min(1.0, n / p.adequate_words)
+    return round(adequacy * (p.rambling_factor if n > p.rambling_words else 1.0), 4)
 
 
-def clarity_of(answer: TextView, reference: TextView, *, precision: float) -> float:
-    """ADEQUACY_SHARE x length adequacy against the reference (a penalty for rambling) plus the
-    rest x precision, the share of the answer's words on the reference's point (module doc)."""
+def clarity_of(
+    answer: TextView,
+    reference: TextView,
+    *,
+    precision: float,
+    scoring: ScoringParameters | None = None,
+) -> float:
+    """`adequacy_share` x length adequacy against the reference (a penalty for rambling) plus
+    the rest x precision, the share of the answer's words on the reference's point (module
+    doc)."""
+    p = scoring or grading_parameters().scoring
     n, r = len(answer.stems), len(reference.stems)
     if n == 0:
         return 0.0
-    adequacy = min(1.0, n / max(1.0, r * ADEQUATE_SHARE_OF_REFERENCE))
-    adequacy *= 0.7 if n > 4 * r + 20 else 1.0
-    return round(ADEQUACY_SHARE * adequacy + (1 - ADEQUACY_SHARE) * precision, 4)
+    adequacy = min(1.0, n / max(1.0, r * p.adequate_share_of_reference))
+    rambling = n > p.rambling_reference_multiple * r + p.rambling_reference_margin
+    adequacy *= p.rambling_factor if rambling else 1.0
+    return round(p.adequacy_share * adequacy + (1 - p.adequacy_share) * precision, 4)
 
 
 def completeness_of(features: Features) -> float:
@@ -162,10 +157,15 @@ class OfflineGrader:
     """Grades a `GradingRequest` against its reference and rubric; never calls a model."""
 
     def __init__(
-        self, calibration: Calibration | None = None, *, weights: RubricWeights | None = None
+        self,
+        calibration: Calibration | None = None,
+        *,
+        weights: RubricWeights | None = None,
+        parameters: GradingParameters | None = None,
     ) -> None:
         self.calibration = calibration if calibration is not None else _default_calibration()
         self.weights = weights or RubricWeights()
+        self.parameters = parameters or grading_parameters()
 
     def grade(self, request: GradingRequest) -> Verdict:
         """The verdict for one answer against the request's reference answer."""
@@ -176,9 +176,9 @@ class OfflineGrader:
     ) -> Verdict:
         """The verdict against the reference or any alternative reference, whichever fits best."""
         points = list(request.rubric)
-        if not _text.words(request.answer):
+        if not words(request.answer):
             return _no_credit(points, "The answer is empty.")
-        if is_echo(request.question, request.answer):
+        if is_echo(request.question, request.answer, self.parameters.non_answers):
             return _no_credit(points, "The answer only restates the question.")
         references = [r for r in (request.reference_answer, *alternatives) if r.strip()]
         features = extract(
@@ -197,30 +197,35 @@ class OfflineGrader:
         probability: float,
     ) -> Verdict:
         """Rubric questions: the key points said (in any words) decide; see the module doc."""
+        p = self.parameters
+        scoring = p.scoring
         results = assess_points(
             request.question,
             request.answer,
             request.rubric,
             request.phrasings,
             reference=request.reference_answer,
+            parameters=p.key_points,
         )
         coverage = sum(r.credit for r in results) / len(results)
-        examples = _read_examples(request)
-        misconceptions = _misconceptions(request, coverage, examples)
+        examples = _read_examples(request, p)
+        misconceptions = _misconceptions(request, coverage, examples, p)
         denied = sum(r.contradicted for r in results) / len(results)
-        correctness = (1 - LEXICAL_SHARE) * coverage + LEXICAL_SHARE * probability
+        share = scoring.lexical_share
+        correctness = (1 - share) * coverage + share * probability
         on_topic = _on_topic_share(request, features)
-        correctness *= (1 - denied) * focus_of(_focus_share(request))
+        correctness *= (1 - denied) * focus_of(_focus_share(request), scoring)
         completeness = coverage
         if _wrong_idea(misconceptions, examples):  # what else it says stands on a wrong idea
-            correctness = min(correctness, MISCONCEPTION_CAP)
-            completeness *= 0.5
+            correctness = min(correctness, scoring.misconception_cap)
+            completeness *= scoring.wrong_idea_completeness
         if examples is not None:
             correctness, completeness = examples.adjust(correctness, completeness)
         answer = TextView.of(request.answer)
-        clarity = length_adequacy(answer) * (0.5 + 0.5 * coverage)
+        floor = scoring.clarity_at_no_coverage
+        clarity = length_adequacy(answer, scoring) * (floor + (1 - floor) * coverage)
         if misconceptions or denied:  # said outright; a likeness to a wrong example is not
-            clarity *= 0.5
+            clarity *= scoring.clarity_when_wrong
         rubric = RubricScores(
             correctness=round(correctness, 4),
             completeness=round(completeness, 4),
@@ -237,6 +242,7 @@ class OfflineGrader:
                 on_topic=on_topic,
                 misconceptions=misconceptions,
                 examples=examples,
+                parameters=p,
             )
             if denied and not misconceptions and error == "INCOMPLETE":
                 error = "CONCEPTUAL"
@@ -249,6 +255,7 @@ class OfflineGrader:
             answer=request.answer,
             vocabulary=_vocabulary(request),
             misconceptions=misconceptions,
+            parameters=p.certainty,
         )
         return Verdict(
             score=score,
@@ -272,22 +279,27 @@ class OfflineGrader:
         reference: TextView,
     ) -> Verdict:
         """No rubric: the lexical model against the reference decides."""
-        examples = _read_examples(request)
-        misconceptions = _misconceptions(request, features.values["ref_recall_novel"], examples)
+        p = self.parameters
+        scoring = p.scoring
+        examples = _read_examples(request, p)
+        coverage = features.values["ref_recall_novel"]
+        misconceptions = _misconceptions(request, coverage, examples, p)
         wrong_idea = _wrong_idea(misconceptions, examples)
-        correctness = min(probability, MISCONCEPTION_CAP) if wrong_idea else probability
-        denied = denied_sentences(request.question, request.reference_answer, request.answer)
+        correctness = min(probability, scoring.misconception_cap) if wrong_idea else probability
+        denied = denied_sentences(
+            request.question, request.reference_answer, request.answer, scoring=scoring
+        )
         if denied:  # "absorb less heat" against "absorb more heat"
-            correctness *= DENIAL_FACTOR
+            correctness *= scoring.denial_factor
         completeness = completeness_of(features)
         if examples is not None:
             correctness, completeness = examples.adjust(correctness, completeness)
+        answer = TextView.of(request.answer)
+        precision = features.values["precision"]
         rubric = RubricScores(
             correctness=round(correctness, 4),
             completeness=round(completeness, 4),
-            clarity=clarity_of(
-                TextView.of(request.answer), reference, precision=features.values["precision"]
-            ),
+            clarity=clarity_of(answer, reference, precision=precision, scoring=scoring),
         )
         score = rubric.weighted(self.weights)
         error = None
@@ -296,9 +308,10 @@ class OfflineGrader:
                 request,
                 features,
                 rubric,
-                coverage=features.values["ref_recall_novel"],
+                coverage=coverage,
                 on_topic=_on_topic_share(request, features),
                 misconceptions=misconceptions,
+                parameters=p,
             )
         return Verdict(
             score=score,
@@ -307,19 +320,23 @@ class OfflineGrader:
             misconceptions=misconceptions,
             reasoning=_reasoning(features, rubric, misconceptions, [], [], error, denied, examples),
             grader="offline",
-            certainty=uncertainty.of_reference(probability),
+            certainty=uncertainty.of_reference(probability, p.certainty),
         )
 
 
-def denied_sentences(question: str, reference: str, answer: str) -> list[str]:
-    """Reference sentences the answer mostly agrees with (half their words or more) but denies
-    in one place: "absorb less heat" for "absorb more heat". (Counting sentences merely talked
-    about flagged 5% of SciEntsBank's correct train answers and 4% of its wrong ones: noise.)"""
+def denied_sentences(
+    question: str, reference: str, answer: str, *, scoring: ScoringParameters | None = None
+) -> list[str]:
+    """Reference sentences the answer mostly agrees with (`denial_min_share` of their words or
+    more) but denies in one place: "absorb less heat" for "absorb more heat". (Counting
+    sentences merely talked about flagged 5% of SciEntsBank's correct train answers and 4% of
+    its wrong ones: noise.)"""
+    p = scoring or grading_parameters().scoring
     said, asked = Analysis.of(answer), Analysis.of(question).texts
     denied = []
     for sentence in split_sentences(reference):
         match = find(Analysis.of(sentence), said, ignore=asked)
-        if match.contradicted and match.share >= DENIAL_MIN_SHARE:
+        if match.contradicted and match.share >= p.denial_min_share:
             denied.append(sentence)
     return denied
 
@@ -357,48 +374,54 @@ def _error_type(
     on_topic: float,
     misconceptions: list[str],
     examples: ExampleReading | None = None,
+    parameters: GradingParameters,
 ) -> ErrorType:
     """The first rule of the module docstring's list that holds; `coverage` is the key-point
     coverage, or without a rubric the share of the reference's new content words said;
     `on_topic` is `_on_topic_share`; `examples` the graded examples' reading, if any."""
+    p = parameters.error_types
     slip = features.values["negation_mismatch"] > 0 or features.values["opposite_swap"] > 0
     if misconceptions:
         return "CONCEPTUAL"
-    if is_non_attempt(request.answer):
+    if is_non_attempt(request.answer, parameters.non_answers):
         return "INCOMPLETE"
-    talks_about_it = on_topic >= ON_THE_POINT
+    talks_about_it = on_topic >= p.on_the_point
     if talks_about_it and (
-        (coverage >= NEAR_MISS_COVERAGE and rubric.score >= 0.6)
-        or (slip and coverage >= SLIP_COVERAGE)
+        (coverage >= p.near_miss_coverage and rubric.score >= p.near_miss_score)
+        or (slip and coverage >= p.slip_coverage)
     ):
         return "CARELESS"
     if (
         talks_about_it
         and PROCEDURAL_QUESTION.search(request.question)
         and ATTEMPTED_PROCEDURE.search(request.answer)
-        and 0.0 < coverage < NEAR_MISS_COVERAGE
+        and 0.0 < coverage < p.near_miss_coverage
     ):
         return "PROCEDURAL"
     if request.rubric:
         right_so_far = examples.partly_right if examples is not None else None
         if right_so_far is None:
-            right_so_far = coverage >= SOME_COVERAGE and on_topic >= OWN_IDEAS
+            right_so_far = coverage >= p.some_coverage and on_topic >= p.own_ideas
         return "INCOMPLETE" if right_so_far else "CONCEPTUAL"
     return "INCOMPLETE" if talks_about_it else "CONCEPTUAL"
 
 
 def _misconceptions(
-    request: GradingRequest, coverage: float, examples: ExampleReading | None
+    request: GradingRequest,
+    coverage: float,
+    examples: ExampleReading | None,
+    parameters: GradingParameters,
 ) -> list[str]:
     """The known misconceptions the answer states: by a cue, word for word; or, when it makes at
-    most DESCRIBED_UP_TO of what it was asked for (`coverage`: of the key points, or without a
-    rubric of the reference's new content words), by its description in other words; or as the
-    graded example nearest to it states it (`examples`). The description, the weakest reading,
-    is not read for an answer the examples vouch for (`ExampleReading.vouches`)."""
+    most `described_up_to` of what it was asked for (`coverage`: of the key points, or without
+    a rubric of the reference's new content words), by its description in other words; or as
+    the graded example nearest to it states it (`examples`). The description, the weakest
+    reading, is not read for an answer the examples vouch for (`ExampleReading.vouches`)."""
+    p = parameters.misconceptions
     found = stated_misconceptions(request.answer, request.misconceptions)
-    if coverage <= DESCRIBED_UP_TO and not (examples is not None and examples.vouches):
+    if coverage <= p.described_up_to and not (examples is not None and examples.vouches):
         described = described_misconceptions(
-            request.answer, request.question, request.misconceptions
+            request.answer, request.question, request.misconceptions, parameters=p
         )
         found += [m for m in described if m not in found]
     known = {m.id for m in request.misconceptions}
@@ -417,9 +440,13 @@ def _wrong_idea(misconceptions: list[str], examples: ExampleReading | None) -> b
     return bool(misconceptions) or (examples is not None and examples.wrong_idea)
 
 
-def _read_examples(request: GradingRequest) -> ExampleReading | None:
+def _read_examples(request: GradingRequest, parameters: GradingParameters) -> ExampleReading | None:
     return read_examples(
-        request.question, request.reference_answer, request.answer, request.examples
+        request.question,
+        request.reference_answer,
+        request.answer,
+        request.examples,
+        parameters=parameters.examples,
     )
 
 
@@ -438,12 +465,12 @@ def _focus_share(request: GradingRequest) -> float:
 
 def _on_topic_share(request: GradingRequest, features: Features) -> float:
     """Share of the answer's new content words found in the reference or the key points."""
-    question = set(_text.content_stems(request.question))
-    new = [s for s in dict.fromkeys(_text.content_stems(request.answer)) if s not in question]
+    question = set(content_stems(request.question))
+    new = [s for s in dict.fromkeys(content_stems(request.answer)) if s not in question]
     if not new:
         return 1.0
     pool = frozenset(features.covered_stems | features.missing_stems).union(
-        *(_text.content_stems(p) for p in request.rubric)
+        *(content_stems(p) for p in request.rubric)
     )
     return sum(matches(s, pool) for s in new) / len(new)
 

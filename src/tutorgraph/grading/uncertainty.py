@@ -6,11 +6,12 @@ the answer. For a rubric question, doubt adds up from:
   but says no point, or the reverse);
 - half-said points: the share of points only partly credited;
 - unread content: the share of the answer's content tokens that appear nowhere in the question,
-  reference, rubric or phrasings, beyond UNREAD_FREE (the answer may say something right in
+  reference, rubric or phrasings, beyond `unread_free` (the answer may say something right in
   words the grader does not know);
 - a stated misconception or a denied point is clear evidence and removes the unread doubt.
+The weights are parameters (`certainty` in `grading/parameters.yaml`; hand-set, decision 0009).
 
-Below UNSURE_BELOW the evaluator says so in its feedback and moves mastery less (by the
+Below `unsure_below` the evaluator says so in its feedback and moves mastery less (by the
 certainty), so an answer the grader could not read costs the learner little either way.
 """
 
@@ -19,14 +20,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tutorgraph.grading.keypoints import PointResult
-from tutorgraph.grading.meaning import Analysis
+from tutorgraph.grading.parameters import CertaintyParameters, grading_parameters
 from tutorgraph.grading.types import Verdict
-
-UNSURE_BELOW = 0.6
-DISAGREEMENT_WEIGHT = 0.6
-PARTIAL_WEIGHT = 0.3
-UNREAD_WEIGHT = 0.8
-UNREAD_FREE = 0.35
+from tutorgraph.text.meaning import Analysis
 
 
 def of_key_points(
@@ -36,32 +32,36 @@ def of_key_points(
     answer: str,
     vocabulary: frozenset[str],
     misconceptions: Sequence[str],
+    parameters: CertaintyParameters | None = None,
 ) -> float:
     """Certainty of a rubric verdict (see the module doc)."""
+    p = parameters or grading_parameters().certainty
     if not results:
-        return of_reference(probability)
+        return of_reference(probability, p)
     coverage = sum(r.credit for r in results) / len(results)
-    doubt = DISAGREEMENT_WEIGHT * abs(coverage - probability)
-    doubt += PARTIAL_WEIGHT * sum(0.0 < r.credit < 1.0 for r in results) / len(results)
+    doubt = p.disagreement_weight * abs(coverage - probability)
+    doubt += p.partial_weight * sum(0.0 < r.credit < 1.0 for r in results) / len(results)
     clear_evidence = bool(misconceptions) or any(r.contradicted for r in results)
     if not clear_evidence:
         tokens = Analysis.of(answer).tokens
         if tokens:
             unread = sum(t.text not in vocabulary for t in tokens) / len(tokens)
-            doubt += UNREAD_WEIGHT * max(0.0, unread - UNREAD_FREE)
+            doubt += p.unread_weight * max(0.0, unread - p.unread_free)
     return round(max(0.0, min(1.0, 1.0 - doubt)), 4)
 
 
-def of_reference(probability: float) -> float:
-    """Without a rubric: sure near P = 0 or 1, least sure at the decision boundary."""
-    return round(min(1.0, 2 * abs(probability - 0.5) + 0.3), 4)
+def of_reference(probability: float, parameters: CertaintyParameters | None = None) -> float:
+    """Without a rubric: sure near P = 0 or 1, least sure (`reference_base`) at the decision
+    boundary."""
+    p = parameters or grading_parameters().certainty
+    return round(min(1.0, 2 * abs(probability - 0.5) + p.reference_base), 4)
 
 
 UNSURE_PREFIX = "I'm not sure I understood your answer:"
 
 
 def is_unsure(certainty: float) -> bool:
-    return certainty < UNSURE_BELOW
+    return certainty < grading_parameters().certainty.unsure_below
 
 
 def explain(verdict: Verdict) -> str:
