@@ -13,8 +13,8 @@ from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, text
 
-from tutorgraph.api.app import create_app
 from tutorgraph.cli.seed import run_seed
+from tutorgraph.server import create_app
 from tutorgraph.settings import Settings, normalize_database_url
 from tutorgraph.store import migrate
 from tutorgraph.store.db import Database

@@ -2,7 +2,8 @@
 SQLite), so no row has an id outside 1..2**31-1: ids are checked against that at the edges
 (paths, queries, bodies, form fields, headers, token subjects) and a larger one is a 422 or 401,
 never a database overflow. Every integer a request carries is one of these types (a test walks
-every route to keep it so)."""
+every route to keep it so). A base module: the edges, `security` (token subjects) and the store
+all use it, none through another."""
 
 from __future__ import annotations
 

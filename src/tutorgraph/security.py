@@ -15,9 +15,9 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
 from tutorgraph.errors import AuthenticationError
+from tutorgraph.ids import is_db_id
 from tutorgraph.settings import Settings
 from tutorgraph.signing_secret import signing_secret
-from tutorgraph.store.ids import is_db_id
 
 # OWASP's argon2id minimum (19 MiB, 2 passes, 1 lane): ~40 ms of one core, so a burst of
 # logins does not take every core. Hashes made with other parameters still verify.

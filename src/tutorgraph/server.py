@@ -1,4 +1,6 @@
-"""The FastAPI application factory: `create_app(settings)` wires storage, engines and routers."""
+"""The FastAPI application factory: `create_app(settings)` wires storage, engines, the JSON API
+(`tutorgraph.api`) and the pages (`tutorgraph.web`). It sits above both, so neither imports the
+other: what they share (dependencies, cookies, CSRF, errors, middleware) is `tutorgraph.http`."""
 
 from __future__ import annotations
 
@@ -13,12 +15,8 @@ from fastapi.staticfiles import StaticFiles
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from tutorgraph import __version__, observability, offload
-from tutorgraph.api.body_limit import BodyLimitMiddleware
-from tutorgraph.api.csrf import verify_csrf
-from tutorgraph.api.deps import constructor_service
 from tutorgraph.api.docs import OPENAPI_URL, install_api_docs
 from tutorgraph.api.openapi_problems import document_problems
-from tutorgraph.api.problems import install_exception_handlers
 from tutorgraph.api.routes import (
     assessments,
     auth,
@@ -35,20 +33,24 @@ from tutorgraph.api.routes import (
 )
 from tutorgraph.api.routes import constructor as constructor_routes
 from tutorgraph.api.routes import interview as interview_routes
-from tutorgraph.api.security_headers import SecurityHeadersMiddleware
-from tutorgraph.api.unicode_input import UnicodeInputMiddleware
 from tutorgraph.constructor.publish import load_authored_domains
 from tutorgraph.constructor.state import CHECKPOINT_TYPES
 from tutorgraph.content.embeddings import embedder_from
 from tutorgraph.content.retrieval import SearchIndexes
 from tutorgraph.engines import build_engine
-from tutorgraph.grading.evaluator import Evaluator
-from tutorgraph.grading.events import EVALUATION_COMPLETED
-from tutorgraph.grading.kb_lint import warm_up
+from tutorgraph.http.body_limit import BodyLimitMiddleware
+from tutorgraph.http.csrf import verify_csrf
+from tutorgraph.http.deps import constructor_service
+from tutorgraph.http.problems import install_exception_handlers
+from tutorgraph.http.security_headers import SecurityHeadersMiddleware
+from tutorgraph.http.unicode_input import UnicodeInputMiddleware
 from tutorgraph.knowledge import shipped_domains
+from tutorgraph.knowledge.lint import warm_up
+from tutorgraph.learner_model.evaluator import Evaluator
+from tutorgraph.learner_model.events import EVALUATION_COMPLETED
+from tutorgraph.learner_model.refit_schedule import refit_periodically
 from tutorgraph.learning import xapi
 from tutorgraph.learning.planner import PathPlanner
-from tutorgraph.learning.refit_schedule import refit_periodically
 from tutorgraph.llm import aclose_model
 from tutorgraph.lti import service as lti_service
 from tutorgraph.settings import Settings, load_settings
@@ -62,6 +64,7 @@ from tutorgraph.web import loop as loop_pages
 from tutorgraph.web import lti as lti_pages
 from tutorgraph.web import practice as practice_pages
 from tutorgraph.web import teach as teach_pages
+from tutorgraph.web.error_pages import error_page
 from tutorgraph.web.templating import STATIC_DIR
 
 log = logging.getLogger(__name__)
@@ -194,7 +197,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(lti_pages.router)
     app.include_router(pages.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
-    install_exception_handlers(app)
+    install_exception_handlers(app, error_page=error_page)
     document_problems(app)
     app.add_middleware(UnicodeInputMiddleware)  # inside the body limit: bodies come bounded
     app.add_middleware(

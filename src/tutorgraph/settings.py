@@ -118,7 +118,7 @@ class MasterySettings(BaseModel):
     """Knowledge tracing: which BKT model the refit fits, and how often it runs on its own."""
 
     # auto: BKT with forgetting unless held-out platform answers show standard BKT predicts
-    # better (see grading/refit.py); bkt / bkt_forgetting: always that model.
+    # better (see learner_model/refit.py); bkt / bkt_forgetting: always that model.
     model: Literal["auto", "bkt", "bkt_forgetting"] = "auto"
     # The server refits when answers arrived since the last fit and it is this old (0: never;
     # `tutorgraph mastery fit` and the Teach page run it on demand).

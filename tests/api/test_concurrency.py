@@ -14,9 +14,9 @@ from pathlib import Path
 import httpx
 
 from tests.conftest import make_settings
-from tutorgraph.api.app import create_app
-from tutorgraph.bench.live_server import LiveServer
+from tutorgraph.server import create_app
 from tutorgraph.store import migrate
+from tutorgraph_bench.live_server import LiveServer
 
 CONCURRENT = 50
 PASSWORD = "a long concurrency password"

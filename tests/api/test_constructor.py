@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 
 from tests.conftest import make_settings, register_and_login
 from tests.constructor.sources import write_sources
-from tutorgraph.api.app import create_app
+from tutorgraph.server import create_app
 from tutorgraph.store import migrate
 
 API = "/api/v1/constructor"

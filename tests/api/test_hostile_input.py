@@ -32,16 +32,16 @@ from tests.interview.test_api import start as start_interview
 from tests.tutor.conftest import lesson_id
 from tutorgraph import web
 from tutorgraph.api import routes
-from tutorgraph.api.app import create_app
-from tutorgraph.bench.live_server import LiveServer
 from tutorgraph.cli import app as cli_app
 from tutorgraph.content.svg import UnsafeSvg, sanitize_svg
 from tutorgraph.errors import InputError
+from tutorgraph.server import create_app
 from tutorgraph.settings import Settings
 from tutorgraph.store import migrate, users
 from tutorgraph.store.checkpoints import open_checkpointer
 from tutorgraph.store.db import Database
 from tutorgraph.store.models import ConstructorImage
+from tutorgraph_bench.live_server import LiveServer
 
 BIG = 2**70
 PASSWORD = "correct horse"

@@ -20,12 +20,11 @@ from sqlalchemy.orm import Session
 
 from tests.conftest import REPO_CONTENT, make_settings
 from tests.tutor.conftest import parse_sse, public_cards
-from tutorgraph.api.app import create_app
-from tutorgraph.bench.live_server import LiveServer
 from tutorgraph.cli.seed import run_seed
-from tutorgraph.grading import mastery
-from tutorgraph.grading.mastery import weighted_moving_average
+from tutorgraph.learner_model import mastery
+from tutorgraph.learner_model.mastery import weighted_moving_average
 from tutorgraph.learning import reviews
+from tutorgraph.server import create_app
 from tutorgraph.settings import Settings
 from tutorgraph.store import migrate, users
 from tutorgraph.store.db import Database
@@ -38,6 +37,7 @@ from tutorgraph.store.models import (
 )
 from tutorgraph.tutor.context import QuizCard
 from tutorgraph.tutor.quiz_grading import lesson_quiz
+from tutorgraph_bench.live_server import LiveServer
 
 AT_ONCE = 40
 CARD_ANSWERS = 10

@@ -24,7 +24,7 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from tests.conftest import PG_URL_ENV, make_settings, register_and_login
-from tutorgraph.api.app import create_app
+from tutorgraph.server import create_app
 from tutorgraph.store import migrate
 
 CHECKS = [

@@ -18,9 +18,9 @@ from sqlalchemy import func, select
 from typer.testing import CliRunner
 
 from tests.conftest import make_settings, register_and_login
-from tutorgraph.api.app import create_app
 from tutorgraph.cli import app as cli_app
 from tutorgraph.errors import ConfigurationError
+from tutorgraph.server import create_app
 from tutorgraph.settings import Settings, load_settings
 from tutorgraph.store import migrate, users
 from tutorgraph.store.db import Database

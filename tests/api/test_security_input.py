@@ -18,8 +18,8 @@ from starlette.websockets import WebSocketDisconnect
 
 from tests.conftest import TEST_SECRET, make_settings, register_and_login
 from tests.store.test_conformance import write_course
-from tutorgraph.api.app import create_app
 from tutorgraph.cli.seed import run_seed
+from tutorgraph.server import create_app
 from tutorgraph.settings import Settings
 from tutorgraph.store import migrate
 from tutorgraph.store.db import Database

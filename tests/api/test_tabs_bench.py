@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO_CONTENT
-from tutorgraph.bench.tabs import markdown, run_tabs_benchmark
+from tutorgraph_bench.tabs import markdown, run_tabs_benchmark
 
 
 @pytest.mark.timeout(300)

@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from tests.conftest import REPO_CONTENT, make_settings
-from tutorgraph.bench.load import running_servers
+from tutorgraph_bench.load import running_servers
 
 PASSWORD = "a long two-process password"
 EACH = 3  # copies of the answer sent to each process at once

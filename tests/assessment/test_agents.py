@@ -23,9 +23,9 @@ from tutorgraph.assessment.schemas import (
     QuestionRequest,
 )
 from tutorgraph.engines import offline_engine
-from tutorgraph.grading.evaluator import Evaluator
 from tutorgraph.grading.types import RubricScores, Verdict
 from tutorgraph.knowledge import BloomLevel, get_domain
+from tutorgraph.learner_model.evaluator import Evaluator
 from tutorgraph.llm import ScriptedEngine, aclose_model, build_model
 from tutorgraph.settings import LLMSettings
 

@@ -7,7 +7,7 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from tests.conftest import register_and_login
-from tutorgraph.api.app import create_app
+from tutorgraph.server import create_app
 from tutorgraph.settings import Settings
 from tutorgraph.store import migrate
 

@@ -9,10 +9,10 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from tutorgraph.bench.assessment import paraphrase_credit
-from tutorgraph.bench.learners import SimulatedLearner
 from tutorgraph.cli import app
 from tutorgraph.knowledge import get_domain
+from tutorgraph_bench.assessment import paraphrase_credit
+from tutorgraph_bench.learners import SimulatedLearner
 
 PARAPHRASES = Path(__file__).resolve().parents[2] / "benchmarks" / "paraphrased_answers.yaml"
 

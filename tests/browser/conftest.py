@@ -11,8 +11,8 @@ import pytest
 
 from tests.conftest import make_settings
 from tests.fakes.live_server import LiveServer
-from tutorgraph.api.app import create_app
 from tutorgraph.cli.seed import run_seed
+from tutorgraph.server import create_app
 from tutorgraph.store import migrate
 
 REPO_CONTENT = Path(__file__).resolve().parents[2] / "content"

@@ -13,8 +13,8 @@ from tests.browser.conftest import REPO_CONTENT
 from tests.conftest import make_settings
 from tests.fakes.live_server import LiveServer
 from tests.fakes.lti_platform import Platform
-from tutorgraph.api.app import create_app
 from tutorgraph.cli.seed import run_seed
+from tutorgraph.server import create_app
 from tutorgraph.store import migrate
 
 pytestmark = pytest.mark.browser

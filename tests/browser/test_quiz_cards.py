@@ -15,9 +15,9 @@ from tests.browser.chat import LESSON, ask
 from tests.browser.conftest import REPO_CONTENT
 from tests.conftest import make_settings
 from tests.fakes.live_server import LiveServer
-from tutorgraph.api.app import create_app
 from tutorgraph.cli.seed import run_seed
 from tutorgraph.llm import ScriptedEngine
+from tutorgraph.server import create_app
 from tutorgraph.store import migrate
 
 pytestmark = pytest.mark.browser

@@ -12,8 +12,8 @@ from playwright.sync_api import ConsoleMessage, Page, expect
 from tests.browser.accounts import register_and_log_in
 from tests.conftest import make_settings
 from tests.fakes.live_server import LiveServer
-from tutorgraph.api.app import create_app
 from tutorgraph.cli.seed import run_seed
+from tutorgraph.server import create_app
 from tutorgraph.store import migrate
 
 pytestmark = pytest.mark.browser

@@ -1,5 +1,5 @@
-"""Tests use the package's loopback server helper."""
+"""Tests use the benchmark package's loopback server helper (`tutorgraph_bench`)."""
 
-from tutorgraph.bench.live_server import LiveServer
+from tutorgraph_bench.live_server import LiveServer
 
 __all__ = ["LiveServer"]

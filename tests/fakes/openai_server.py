@@ -1,9 +1,9 @@
-"""The fake OpenAI-compatible server lives in the package (the tutor benchmark runs it too);
-tests import it from here."""
+"""The fake OpenAI-compatible server lives in the benchmark package, `tutorgraph_bench` (the
+tutor benchmark runs it too; the server never imports it); tests import it from here."""
 
 from __future__ import annotations
 
-from tutorgraph.bench.fake_openai import (
+from tutorgraph_bench.fake_openai import (
     FakeOpenAIServer,
     Fault,
     FaultKind,

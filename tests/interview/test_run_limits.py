@@ -19,8 +19,8 @@ from fastapi.testclient import TestClient
 from tests.conftest import make_settings, register_and_login
 from tests.interview.resumes import RESUME
 from tests.interview.test_api import start
-from tutorgraph.api.app import create_app
 from tutorgraph.interview.sandbox import sandbox_available
+from tutorgraph.server import create_app
 from tutorgraph.store import migrate
 
 needs_sandbox = pytest.mark.skipif(

@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 from tutorgraph import offload
-from tutorgraph.bench.sandbox_load import descendants, resident_bytes
 from tutorgraph.interview.sandbox import (
     SandboxLimits,
     SandboxUnavailable,
@@ -25,6 +24,7 @@ from tutorgraph.interview.sandbox import (
     run_python,
     sandbox_available,
 )
+from tutorgraph_bench.sandbox_load import descendants, resident_bytes
 
 pytestmark = pytest.mark.skipif(
     not sandbox_available(),

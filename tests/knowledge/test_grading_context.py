@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from tutorgraph.grading.context import enrich_request
 from tutorgraph.grading.types import GradingRequest
 from tutorgraph.knowledge import get_domain
+from tutorgraph.knowledge.grading_context import enrich_request
 
 TOPIC = "python-data-model"
 

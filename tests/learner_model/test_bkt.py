@@ -10,9 +10,8 @@ import pytest
 from pydantic import ValidationError
 from typer.testing import CliRunner
 
-from tutorgraph.bench.metrics import auc, rmse
 from tutorgraph.cli import app
-from tutorgraph.grading.bkt import (
+from tutorgraph.learner_model.bkt import (
     BKTParams,
     posterior,
     predict_correct,
@@ -20,7 +19,7 @@ from tutorgraph.grading.bkt import (
     update,
     update_with_score,
 )
-from tutorgraph.grading.bkt_fit import (
+from tutorgraph.learner_model.bkt_fit import (
     EMOptions,
     fit_all,
     fit_skill,
@@ -28,6 +27,7 @@ from tutorgraph.grading.bkt_fit import (
     group_sequences,
     predict_sequences,
 )
+from tutorgraph_bench.metrics import auc, rmse
 
 SPEC = BKTParams()  # init 0.3, learn 0.1, guess 0.25, slip 0.10, no forgetting
 

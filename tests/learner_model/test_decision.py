@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from tutorgraph.grading.decision import decide, needs_alert
 from tutorgraph.grading.types import ErrorType, PathDecision
+from tutorgraph.learner_model.alerts import needs_alert
+from tutorgraph.learner_model.decision import decide
 
 ROWS: list[tuple[float, ErrorType | None, int, float, PathDecision]] = [
     # MASTERED >= 0.9; -0.05 for difficulty >= 4; -0.03 when mastery is already high (>= 0.8)

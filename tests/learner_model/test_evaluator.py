@@ -11,10 +11,10 @@ from sqlalchemy import func, select
 from tests.fakes.openai_server import FakeOpenAIServer, Fault
 from tutorgraph.engines import offline_engine
 from tutorgraph.errors import ProviderUnavailable
-from tutorgraph.grading.evaluator import Evaluator
-from tutorgraph.grading.events import EVALUATION_COMPLETED, EventBus
 from tutorgraph.grading.feedback import FeedbackOutput
 from tutorgraph.grading.types import GradingRequest, KnownMisconception
+from tutorgraph.learner_model.evaluator import Evaluator
+from tutorgraph.learner_model.events import EVALUATION_COMPLETED, EventBus
 from tutorgraph.llm import ScriptedEngine, aclose_model, build_model
 from tutorgraph.settings import GradingSettings, LLMSettings, RubricWeights
 from tutorgraph.store import users
@@ -165,7 +165,7 @@ async def test_evaluate_updates_mastery_alerts_and_stores_the_event(database: Da
 
 
 def test_bkt_mastery_never_sticks_at_certainty(database: Database) -> None:
-    from tutorgraph.grading import mastery
+    from tutorgraph.learner_model import mastery
 
     with database.session() as session:
         user_id = users.create_user(
@@ -193,7 +193,7 @@ async def test_an_answer_the_grader_cannot_read_is_graded_unsure_and_says_so() -
 
 
 def test_an_unsure_grade_moves_mastery_less(database: Database) -> None:
-    from tutorgraph.grading import mastery
+    from tutorgraph.learner_model import mastery
 
     with database.session() as session:
         user_id = users.create_user(

@@ -3,9 +3,9 @@ from __future__ import annotations
 import random
 from datetime import timedelta
 
-from tutorgraph.grading import mastery
-from tutorgraph.grading.bkt import BKTParams
-from tutorgraph.grading.refit import refit_concepts, refit_due
+from tutorgraph.learner_model import mastery
+from tutorgraph.learner_model.bkt import BKTParams
+from tutorgraph.learner_model.refit import refit_concepts, refit_due
 from tutorgraph.store import users
 from tutorgraph.store.db import Database
 from tutorgraph.store.models import EvaluationEvent, utcnow

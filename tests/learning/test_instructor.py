@@ -16,8 +16,8 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select
 
 from tests.conftest import seeded_copy
-from tutorgraph.api.app import create_app
 from tutorgraph.knowledge import get_domain
+from tutorgraph.server import create_app
 from tutorgraph.settings import Settings
 from tutorgraph.store import users
 from tutorgraph.store.db import Database

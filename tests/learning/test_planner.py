@@ -9,10 +9,10 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select
 
 from tests.conftest import register_and_login
-from tutorgraph.api.app import create_app
 from tutorgraph.knowledge import get_domain
 from tutorgraph.learning import planner
 from tutorgraph.learning.planner import PathPlanner, plan_pending
+from tutorgraph.server import create_app
 from tutorgraph.settings import Settings
 from tutorgraph.store import migrate
 from tutorgraph.store.db import Database

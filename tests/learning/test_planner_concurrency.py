@@ -8,7 +8,7 @@ import threading
 from sqlalchemy import select
 
 from tutorgraph import practice
-from tutorgraph.grading.events import store_event
+from tutorgraph.learner_model.events import store_event
 from tutorgraph.learning.planner import plan_pending
 from tutorgraph.store import users
 from tutorgraph.store.db import Database

@@ -20,10 +20,10 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select
 
 from tests.conftest import make_settings, register_and_login
-from tutorgraph.api.app import create_app
 from tutorgraph.cli.seed import run_seed
 from tutorgraph.knowledge import get_domain
 from tutorgraph.learning import xapi
+from tutorgraph.server import create_app
 from tutorgraph.settings import Settings, XapiSettings
 from tutorgraph.store import migrate
 from tutorgraph.store.db import Database

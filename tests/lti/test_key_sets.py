@@ -17,9 +17,9 @@ from tests.conftest import make_settings
 from tests.fakes.live_server import LiveServer
 from tests.fakes.lti_platform import Platform
 from tests.lti.test_lti_flow import COURSE, REPO_CONTENT
-from tutorgraph.api.app import create_app
 from tutorgraph.cli.seed import run_seed
 from tutorgraph.lti.keys import KeySetCache, KeySetUnavailable
+from tutorgraph.server import create_app
 from tutorgraph.settings import Settings
 from tutorgraph.store import migrate
 

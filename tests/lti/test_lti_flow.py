@@ -16,10 +16,10 @@ from sqlalchemy import select
 from tests.conftest import make_settings
 from tests.fakes.live_server import LiveServer
 from tests.fakes.lti_platform import Platform
-from tutorgraph.api.app import create_app
 from tutorgraph.cli.seed import run_seed
 from tutorgraph.knowledge import get_domain
 from tutorgraph.lti import service
+from tutorgraph.server import create_app
 from tutorgraph.settings import Settings
 from tutorgraph.store import migrate
 from tutorgraph.store.db import Database

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tutorgraph.bench.llama_server import LlamaServer, llama_python, llama_server
 from tutorgraph.settings import LLMSettings
+from tutorgraph_bench.llama_server import LlamaServer, llama_python, llama_server
 
 ROOT = Path(__file__).resolve().parents[2]
 

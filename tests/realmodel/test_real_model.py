@@ -8,8 +8,8 @@ import pytest
 from pydantic import BaseModel
 
 from tutorgraph.engines import offline_engine
-from tutorgraph.grading.evaluator import Evaluator
 from tutorgraph.grading.types import GradingRequest
+from tutorgraph.learner_model.evaluator import Evaluator
 from tutorgraph.llm import (
     FallbackModel,
     Finish,

@@ -10,7 +10,7 @@ from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 
 from tests.conftest import csrf_token, make_settings, register_and_login
-from tutorgraph.api.app import create_app
+from tutorgraph.server import create_app
 from tutorgraph.settings import Settings
 from tutorgraph.store import migrate
 

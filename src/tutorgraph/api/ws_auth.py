@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 from fastapi import WebSocket, WebSocketDisconnect
 
 from tutorgraph import auth
-from tutorgraph.api.cookies import SESSION_COOKIE
+from tutorgraph.http.cookies import SESSION_COOKIE
 from tutorgraph.offload import run_blocking
 from tutorgraph.settings import Settings
 from tutorgraph.store.db import Database

@@ -35,10 +35,10 @@ from tutorgraph.assessment.schemas import (
 )
 from tutorgraph.assessment.state import EnrichedGapAnalysis, GapNode, KnowledgeGraphState
 from tutorgraph.errors import StructuredOutputError
-from tutorgraph.grading.context import enrich_request
-from tutorgraph.grading.evaluator import Evaluator
 from tutorgraph.grading.types import GradingRequest, KnownMisconception, Verdict
 from tutorgraph.knowledge import BloomLevel, KnowledgeBase, TargetLevel, Topic, get_domain
+from tutorgraph.knowledge.grading_context import enrich_request
+from tutorgraph.learner_model.evaluator import Evaluator
 from tutorgraph.llm import Message, Model, OfflineEngine
 
 log = logging.getLogger(__name__)

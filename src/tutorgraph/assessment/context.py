@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tutorgraph.grading.evaluator import Evaluator
+from tutorgraph.learner_model.evaluator import Evaluator
 from tutorgraph.llm import Model
 
 

@@ -14,7 +14,6 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.types import Command, StateSnapshot
 from pydantic import BaseModel
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from tutorgraph import observability
@@ -30,19 +29,21 @@ from tutorgraph.assessment.state import (
     Status,
 )
 from tutorgraph.errors import ConflictError, InputError, NotFoundError
-from tutorgraph.grading import mastery
-from tutorgraph.grading.decision import decide
-from tutorgraph.grading.evaluator import Evaluator
-from tutorgraph.grading.events import EVENT_TEXT_CHARS, store_event
 from tutorgraph.knowledge import TARGET_LEVELS, TargetLevel, get_domain, visible_domain
+from tutorgraph.learner_model import mastery
+from tutorgraph.learner_model.decision import decide
+from tutorgraph.learner_model.evaluator import Evaluator
+from tutorgraph.learner_model.events import EVENT_TEXT_CHARS, store_event
 from tutorgraph.learning import reviews
 from tutorgraph.limits import require_answer
 from tutorgraph.llm import Model
 from tutorgraph.offload import run_blocking
+from tutorgraph.store import assessment as stored
 from tutorgraph.store.checkpoints import ASSESSMENT_DURABILITY
 from tutorgraph.store.db import Database
-from tutorgraph.store.models import Assessment, User, new_uuid, utcnow
+from tutorgraph.store.models import Assessment, new_uuid, utcnow
 from tutorgraph.store.thread_locks import ThreadLocks
+from tutorgraph.store.users import get_user
 from tutorgraph.wording import counted
 
 log = logging.getLogger(__name__)
@@ -271,31 +272,28 @@ class AssessmentService:
 
     def _create(self, user_id: int | None, domain: str, level: TargetLevel) -> Assessment:
         with self.database.session() as session:
-            user = session.get(User, user_id) if user_id is not None else None
+            user = get_user(session=session, user_id=user_id) if user_id is not None else None
             visible_domain(session=session, user=user, name=domain)
             assessment_id = new_uuid()
-            row = Assessment(
-                id=assessment_id,
+            return stored.add_assessment(
+                session,
+                assessment_id=assessment_id,
                 user_id=user_id,
                 domain=domain,
                 target_level=level,
-                status="in_progress",
                 thread_id=f"assessment-{assessment_id}",
             )
-            session.add(row)
-            session.flush()
-            return row
 
     def _load(self, assessment_id: str, user_id: int | None, any_owner: bool) -> Assessment:
         with self.database.session() as session:
-            row = session.get(Assessment, assessment_id)
+            row = stored.assessment_by_id(session, assessment_id)
             if row is None or (not any_owner and row.user_id != user_id):
                 raise NotFoundError(f"no assessment {assessment_id}")
             return row
 
     def _save(self, assessment_id: str, report: AssessmentReport | None) -> Assessment:
         with self.database.session() as session:
-            row = session.get(Assessment, assessment_id)
+            row = stored.assessment_by_id(session, assessment_id)
             if row is None:
                 raise NotFoundError(f"no assessment {assessment_id}")
             row.updated_at = utcnow()
@@ -308,16 +306,7 @@ class AssessmentService:
 
     def _list(self, user_id: int | None) -> builtins.list[AssessmentSummary]:
         with self.database.session() as session:
-            rows = session.scalars(
-                select(Assessment)
-                .where(
-                    Assessment.user_id.is_(None)
-                    if user_id is None
-                    else Assessment.user_id == user_id
-                )
-                .order_by(Assessment.created_at.desc())
-            ).all()
-            return [_summary(row) for row in rows]
+            return [_summary(row) for row in stored.assessments_of(session, user_id)]
 
 
 def _into_learning_loop(session: Session, row: Assessment, report: AssessmentReport) -> None:

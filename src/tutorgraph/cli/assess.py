@@ -26,7 +26,7 @@ from tutorgraph.cli._answers import next_answer, read_answers
 from tutorgraph.cli._console import console, err_console
 from tutorgraph.engines import build_engine
 from tutorgraph.errors import InputError, NotFoundError
-from tutorgraph.grading.evaluator import Evaluator
+from tutorgraph.learner_model.evaluator import Evaluator
 from tutorgraph.llm import aclose_model
 from tutorgraph.settings import Settings, load_settings
 from tutorgraph.store import migrate, users

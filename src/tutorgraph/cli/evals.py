@@ -98,7 +98,7 @@ def run(
 async def _run(
     chosen: list[Scenario], settings: Settings, name: str, ablate: list[str], scratch: bool
 ) -> RunResult:
-    from tutorgraph.bench.evals import evaluate
+    from tutorgraph.cli.evaluation import evaluate
 
     def progress(scenario: Scenario, result: ScenarioResult) -> None:
         mark = "[green]pass[/]" if result.layers_pass and result.pedagogy_pass else "[red]fail[/]"

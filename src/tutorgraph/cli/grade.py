@@ -14,8 +14,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from tutorgraph.cli._console import console, err_console, fail
 from tutorgraph.engines import build_engine
-from tutorgraph.grading.evaluator import Evaluator, GradeResult
 from tutorgraph.grading.types import GradingRequest
+from tutorgraph.learner_model.evaluator import Evaluator, GradeResult
 from tutorgraph.llm import aclose_model
 from tutorgraph.settings import load_settings
 

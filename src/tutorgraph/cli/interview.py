@@ -24,9 +24,9 @@ from tutorgraph.cli._answers import next_answer, read_answers
 from tutorgraph.cli._console import console, err_console
 from tutorgraph.engines import build_engine
 from tutorgraph.errors import InputError
-from tutorgraph.grading.evaluator import Evaluator
 from tutorgraph.interview.context import InterviewContext
 from tutorgraph.interview.service import InterviewService, InterviewView
+from tutorgraph.learner_model.evaluator import Evaluator
 from tutorgraph.llm import aclose_model
 from tutorgraph.settings import Settings, load_settings
 from tutorgraph.store import migrate

@@ -8,7 +8,7 @@ import typer
 
 from tutorgraph.cli._console import console
 from tutorgraph.errors import InputError
-from tutorgraph.learning.refit_schedule import refit
+from tutorgraph.learner_model.refit_schedule import refit
 from tutorgraph.settings import load_settings
 from tutorgraph.store import migrate
 from tutorgraph.store.db import Database

@@ -23,20 +23,19 @@ from typing import Literal
 
 import bm25s
 import numpy as np
-import Stemmer
 from pydantic import BaseModel
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from tutorgraph.content.chunking import chunk_markdown
 from tutorgraph.content.embeddings import Embedder
-from tutorgraph.content.notation import with_notation
 from tutorgraph.store.models import LearningPath, Lesson, Module
+from tutorgraph.text.notation import with_notation
+from tutorgraph.text.stemming import stem_words
 
 log = logging.getLogger(__name__)
 
 Source = Literal["lesson", "reference_kb"]
-_stemmer = Stemmer.Stemmer("english")
 logging.getLogger("bm25s").setLevel(logging.WARNING)
 
 
@@ -67,7 +66,7 @@ class LessonDoc:
 
 def _tokenize(texts: Sequence[str]) -> bm25s.tokenization.Tokenized:
     return bm25s.tokenize(
-        [with_notation(t) for t in texts], stopwords="en", stemmer=_stemmer, show_progress=False
+        [with_notation(t) for t in texts], stopwords="en", stemmer=stem_words, show_progress=False
     )
 
 

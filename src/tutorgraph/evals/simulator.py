@@ -23,7 +23,7 @@ from tutorgraph.evals.runner import Transcript
 from tutorgraph.evals.scenario import Scenario
 from tutorgraph.knowledge import find_topic, shipped_domains
 from tutorgraph.llm import Message, Model, OfflineEngine
-from tutorgraph.tutor._text import sentences
+from tutorgraph.text.markdown import sentences
 from tutorgraph.tutor.blocks import QuizBlock, parse_blocks, strip_blocks
 
 AGENT = "student_simulator"

@@ -9,7 +9,7 @@ import logging
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from tutorgraph.api.problems import problem
+from tutorgraph.http.problems import problem
 
 log = logging.getLogger(__name__)
 

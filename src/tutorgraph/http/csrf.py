@@ -23,8 +23,8 @@ import secrets
 from fastapi import Request, Response
 from starlette.requests import HTTPConnection
 
-from tutorgraph.api.cookies import CSRF_COOKIE, SESSION_COOKIE, set_csrf_cookie
 from tutorgraph.errors import PermissionDeniedError
+from tutorgraph.http.cookies import CSRF_COOKIE, SESSION_COOKIE, set_csrf_cookie
 from tutorgraph.settings import Settings
 from tutorgraph.signing_secret import signing_secret
 

@@ -17,11 +17,11 @@ from fastapi.security import APIKeyCookie, HTTPAuthorizationCredentials, HTTPBea
 from sqlalchemy.orm import Session
 
 from tutorgraph import auth
-from tutorgraph.api.cookies import SESSION_COOKIE as SESSION_COOKIE  # re-exported
 from tutorgraph.assessment.service import AssessmentService
 from tutorgraph.constructor.service import ConstructorService, InProcessJobs
 from tutorgraph.content.extract import ExtractionLimits
 from tutorgraph.errors import AuthenticationError, PermissionDeniedError
+from tutorgraph.http.cookies import SESSION_COOKIE as SESSION_COOKIE  # re-exported
 from tutorgraph.interview.context import InterviewContext
 from tutorgraph.interview.embeddings import embedding_similarity
 from tutorgraph.interview.service import InterviewService

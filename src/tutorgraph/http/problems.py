@@ -1,18 +1,20 @@
 """One place that turns errors into responses: JSON problem documents for the API, pages for
-the browser. Stack traces never leave the server."""
+the browser (drawn by the `ErrorPage` the app factory passes in: `web.error_pages`). Stack
+traces never leave the server."""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, RedirectResponse, Response
+from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from tutorgraph.api.security_headers import security_headers
 from tutorgraph.errors import AuthenticationError, RateLimitedError, TutorgraphError
+from tutorgraph.http.security_headers import security_headers
 from tutorgraph.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -39,31 +41,17 @@ def problem(status: int, title: str, detail: str, **extra: Any) -> JSONResponse:
     return JSONResponse(body, status_code=status, media_type="application/problem+json")
 
 
-def _html_error(request: Request, status: int, title: str, detail: str) -> Response:
-    if status == 401:
-        target = request.url.path
-        if request.url.query:
-            target += "?" + request.url.query
-        from urllib.parse import quote
-
-        return RedirectResponse(f"/login?next={quote(target, safe='')}", status_code=303)
-    from tutorgraph.web.templating import render
-
-    return render(
-        request,
-        "error.html",
-        {"status": status, "title": title, "detail": detail},
-        status_code=status,
-    )
+ErrorPage = Callable[[Request, int, str, str], Response]
+"""What a browser gets for an error: (request, status, title, detail) -> the response."""
 
 
-def install_exception_handlers(app: FastAPI) -> None:
+def install_exception_handlers(app: FastAPI, *, error_page: ErrorPage) -> None:
     @app.exception_handler(TutorgraphError)
     async def _domain_error(request: Request, exc: TutorgraphError) -> Response:
         if exc.status_code >= 500:
             log.error("%s on %s: %s", type(exc).__name__, request.url.path, exc.message)
         if _wants_html(request):
-            return _html_error(request, exc.status_code, exc.title, exc.message)
+            return error_page(request, exc.status_code, exc.title, exc.message)
         response = problem(exc.status_code, exc.title, exc.message)
         if isinstance(exc, AuthenticationError):
             response.headers["WWW-Authenticate"] = "Bearer"
@@ -79,7 +67,7 @@ def install_exception_handlers(app: FastAPI) -> None:
         ]
         detail = "; ".join(f"{e['field']}: {e['message']}" for e in errors)
         if _wants_html(request):
-            return _html_error(request, 422, "Invalid input", detail)
+            return error_page(request, 422, "Invalid input", detail)
         return problem(422, "Invalid input", detail, errors=errors)
 
     @app.exception_handler(StarletteHTTPException)
@@ -87,7 +75,7 @@ def install_exception_handlers(app: FastAPI) -> None:
         title = _HTTP_TITLES.get(exc.status_code, "Error")
         detail = str(exc.detail) if exc.detail else title
         if _wants_html(request):
-            return _html_error(request, exc.status_code, title, detail)
+            return error_page(request, exc.status_code, title, detail)
         return problem(exc.status_code, title, detail)
 
     @app.exception_handler(Exception)
@@ -95,7 +83,7 @@ def install_exception_handlers(app: FastAPI) -> None:
         log.exception("unhandled error on %s %s", request.method, request.url.path)
         detail = "Something went wrong on our side; the error was logged."
         if _wants_html(request):
-            response = _html_error(request, 500, "Internal error", detail)
+            response = error_page(request, 500, "Internal error", detail)
         else:
             response = problem(500, "Internal error", detail)
         # Starlette answers unhandled errors outside the middleware stack: add the headers here.

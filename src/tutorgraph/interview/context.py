@@ -7,11 +7,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from tutorgraph.grading.evaluator import Evaluator
 from tutorgraph.interview import planner
 from tutorgraph.interview.embeddings import EmbeddingSimilarity
 from tutorgraph.interview.router import DecisionContext
 from tutorgraph.interview.state import InterviewState, Message, QuestionRecord
+from tutorgraph.learner_model.evaluator import Evaluator
 from tutorgraph.llm import Model
 
 PRIMARY_SOURCES = ("resume", "knowledge_base", "coding")

@@ -13,7 +13,6 @@ from typing import Any, cast
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
-from tutorgraph.grading.context import enrich_request
 from tutorgraph.grading.types import GradingRequest, KnownMisconception
 from tutorgraph.interview import agents, dedup, evaluation, planner
 from tutorgraph.interview.context import (
@@ -41,6 +40,7 @@ from tutorgraph.interview.state import (
     empty_sandbox,
 )
 from tutorgraph.knowledge import get_domain
+from tutorgraph.knowledge.grading_context import enrich_request
 
 log = logging.getLogger(__name__)
 Ctx = Runtime[InterviewContext]

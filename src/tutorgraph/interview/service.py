@@ -19,15 +19,11 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.types import Command
 from pydantic import BaseModel
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from tutorgraph import observability, offload
 from tutorgraph.content.extract import ExtractionError, ExtractionLimits, extract_isolated
 from tutorgraph.errors import ConflictError, InputError, NotFoundError, UnavailableError
-from tutorgraph.grading import mastery
-from tutorgraph.grading.decision import decide as path_decision
-from tutorgraph.grading.events import EVENT_TEXT_CHARS, store_event
 from tutorgraph.interview import sandbox, signals
 from tutorgraph.interview.context import InterviewContext
 from tutorgraph.interview.graph import compile_graph
@@ -35,9 +31,13 @@ from tutorgraph.interview.planner import explored_anchors
 from tutorgraph.interview.resume import anchors, parse_resume
 from tutorgraph.interview.state import InterviewInput, InterviewState, Scorecard, Submission
 from tutorgraph.knowledge import TARGET_LEVELS, TargetLevel
+from tutorgraph.learner_model import mastery
+from tutorgraph.learner_model.decision import decide as path_decision
+from tutorgraph.learner_model.events import EVENT_TEXT_CHARS, store_event
 from tutorgraph.learning import reviews
 from tutorgraph.limits import require_answer
 from tutorgraph.settings import InterviewSettings
+from tutorgraph.store import interview as stored
 from tutorgraph.store.checkpoints import DURABILITY
 from tutorgraph.store.db import Database
 from tutorgraph.store.models import Interview, Resume, new_uuid, utcnow
@@ -203,20 +203,19 @@ class InterviewService:
         self, user_id: int | None, filename: str, text: str, structured: Any
     ) -> Resume:
         with self.database.session() as session:
-            row = Resume(
-                id=new_uuid(), user_id=user_id, filename=filename, text=text, structured=structured
+            return stored.add_resume(
+                session,
+                resume_id=new_uuid(),
+                user_id=user_id,
+                filename=filename,
+                text=text,
+                structured=structured,
             )
-            session.add(row)
-            session.flush()
-            return row
 
     async def resumes(self, *, user_id: int | None) -> builtins.list[ResumeView]:
         def load() -> builtins.list[ResumeView]:
             with self.database.session() as session:
-                rows = session.scalars(
-                    select(Resume).where(_owned(Resume, user_id)).order_by(Resume.created_at.desc())
-                ).all()
-                return [_resume_view(r) for r in rows]
+                return [_resume_view(r) for r in stored.resumes_of(session, user_id)]
 
         return await anyio.to_thread.run_sync(load)
 
@@ -225,20 +224,10 @@ class InterviewService:
 
         def delete() -> builtins.list[str]:
             with self.database.session() as session:
-                row = session.get(Resume, resume_id)
+                row = stored.resume_by_id(session, resume_id)
                 if row is None or row.user_id != user_id:
                     raise NotFoundError(f"no resume {resume_id}")
-                threads = list(
-                    session.scalars(
-                        select(Interview.thread_id).where(Interview.resume_id == resume_id)
-                    )
-                )
-                for interview in session.scalars(
-                    select(Interview).where(Interview.resume_id == resume_id)
-                ):
-                    session.delete(interview)
-                session.delete(row)
-                return threads
+                return stored.delete_resume(session, row)
 
         for thread in await anyio.to_thread.run_sync(delete):
             await self.graph.checkpointer.adelete_thread(thread)  # type: ignore[union-attr]
@@ -404,12 +393,7 @@ class InterviewService:
     async def list(self, *, user_id: int | None) -> builtins.list[InterviewSummary]:
         def load() -> builtins.list[InterviewSummary]:
             with self.database.session() as session:
-                rows = session.scalars(
-                    select(Interview)
-                    .where(_owned(Interview, user_id))
-                    .order_by(Interview.created_at.desc())
-                ).all()
-                return [_summary(r) for r in rows]
+                return [_summary(r) for r in stored.interviews_of(session, user_id)]
 
         return await anyio.to_thread.run_sync(load)
 
@@ -418,7 +402,7 @@ class InterviewService:
     async def _row(self, interview_id: str, user_id: int | None) -> Interview:
         def load() -> Interview:
             with self.database.session() as session:
-                row = session.get(Interview, interview_id)
+                row = stored.interview_by_id(session, interview_id)
                 if row is None or row.user_id != user_id:
                     raise NotFoundError(f"no interview {interview_id}")
                 return row
@@ -429,21 +413,19 @@ class InterviewService:
         self, user_id: int | None, resume_id: str, role: str, level: TargetLevel
     ) -> tuple[Resume, Interview]:
         with self.database.session() as session:
-            resume = session.get(Resume, resume_id)
+            resume = stored.resume_by_id(session, resume_id)
             if resume is None or resume.user_id != user_id:
                 raise NotFoundError(f"no resume {resume_id}")
             interview_id = new_uuid()
-            row = Interview(
-                id=interview_id,
+            row = stored.add_interview(
+                session,
+                interview_id=interview_id,
                 user_id=user_id,
                 resume_id=resume_id,
                 role=role,
                 level=level,
-                status="in_progress",
                 thread_id=f"interview-{interview_id}",
             )
-            session.add(row)
-            session.flush()
             return resume, row
 
     async def _sync(self, row: Interview) -> InterviewView:
@@ -451,7 +433,7 @@ class InterviewService:
 
         def save(values: InterviewState, done: bool) -> Interview:
             with self.database.session() as session:
-                fresh = session.get(Interview, row.id)
+                fresh = stored.interview_by_id(session, row.id)
                 if fresh is None:
                     raise NotFoundError(f"no interview {row.id}")
                 fresh.updated_at = utcnow()
@@ -513,11 +495,6 @@ def _into_learning_loop(
         reviews.schedule_plan(
             session=session, user_id=user_id, phases=[(weak, 1.0)], start=utcnow()
         )
-
-
-def _owned(model: type[Resume] | type[Interview], user_id: int | None) -> Any:
-    column = model.user_id
-    return column.is_(None) if user_id is None else column == user_id
 
 
 def _level(value: str) -> TargetLevel:

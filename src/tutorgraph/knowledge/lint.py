@@ -13,15 +13,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tutorgraph.grading import _text
 from tutorgraph.grading.keypoints import (
     assess_points,
     stated_misconceptions,
     supporting_sentences,
 )
-from tutorgraph.grading.meaning import Analysis
 from tutorgraph.grading.types import KnownMisconception
 from tutorgraph.knowledge.schema import Domain
+from tutorgraph.text.meaning import Analysis
+from tutorgraph.text.tokens import words
 
 MIN_CUE_TOKENS = 2
 MIN_REFERENCE_COVERAGE = 0.5
@@ -43,7 +43,7 @@ def lint_domain(domain: Domain) -> list[Finding]:
         ]
         for misconception in topic.misconceptions:
             for cue in misconception.cues:
-                if len(_text.words(cue)) < MIN_CUE_TOKENS:
+                if len(words(cue)) < MIN_CUE_TOKENS:
                     findings.append(
                         Finding(
                             "warning",

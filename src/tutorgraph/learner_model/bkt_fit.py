@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from tutorgraph.grading.bkt import BKTParams
+from tutorgraph.learner_model.bkt import BKTParams
 
 log = logging.getLogger(__name__)
 

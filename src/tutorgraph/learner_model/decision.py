@@ -21,8 +21,6 @@ HARD_DIFFICULTY = 4
 HARD_ADJUSTMENT = 0.05
 HIGH_MASTERY = 0.8
 HIGH_MASTERY_ADJUSTMENT = 0.03
-THRESHOLD_ALERT = 0.4
-EVAL_MASTERY_WEIGHT = 0.6
 
 
 def decide(
@@ -39,8 +37,3 @@ def decide(
     if score >= round(ALTERNATE_THRESHOLD - hard, 6):
         return "ALTERNATE"
     return "REMEDIATE" if error_type == "CONCEPTUAL" else "RETRY"
-
-
-def needs_alert(score: float) -> bool:
-    """Critical failure: the instructor is told."""
-    return score < THRESHOLD_ALERT

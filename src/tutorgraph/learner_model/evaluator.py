@@ -2,7 +2,8 @@
 
 1 context (knowledge base + stored mastery) -> 2 judge -> 3 error type and misconceptions ->
 4 feedback -> 5 path decision -> 6 mastery (WMA and BKT) -> 7 instructor alert -> 8 event.
-Model calls (2, 4) fall back to the offline implementations when they fail."""
+Phases 2-4 are the text grader's (`tutorgraph.grading`); its model calls fall back to the
+offline implementations when they fail."""
 
 from __future__ import annotations
 
@@ -13,16 +14,8 @@ from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
 
 from tutorgraph.errors import ProviderError
-from tutorgraph.grading import alerts, mastery, uncertainty
+from tutorgraph.grading import uncertainty
 from tutorgraph.grading.classify import classify_error
-from tutorgraph.grading.context import enrich_request
-from tutorgraph.grading.decision import decide, needs_alert
-from tutorgraph.grading.events import (
-    EVALUATION_COMPLETED,
-    EVENT_TEXT_CHARS,
-    EventBus,
-    store_event,
-)
 from tutorgraph.grading.feedback import FeedbackInputs, generate_feedback, offline_feedback
 from tutorgraph.grading.judge import judge
 from tutorgraph.grading.keypoints import stated_misconceptions
@@ -34,6 +27,15 @@ from tutorgraph.grading.types import (
     PathDecision,
     RubricScores,
     Verdict,
+)
+from tutorgraph.knowledge.grading_context import enrich_request
+from tutorgraph.learner_model import alerts, mastery
+from tutorgraph.learner_model.decision import decide
+from tutorgraph.learner_model.events import (
+    EVALUATION_COMPLETED,
+    EVENT_TEXT_CHARS,
+    EventBus,
+    store_event,
 )
 from tutorgraph.llm import Model
 from tutorgraph.offload import run_blocking, run_cpu_bound
@@ -256,7 +258,7 @@ class Evaluator:
                 before=MasteryValues(**change.before.__dict__),
                 after=MasteryValues(**change.after.__dict__),
             )
-        if needs_alert(result.score):
+        if alerts.needs_alert(result.score):
             alert = alerts.raise_alert(
                 session=session,
                 user_id=user_id,

@@ -10,6 +10,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from tutorgraph.store import learning as record
 from tutorgraph.store.models import EvaluationEvent
 
 log = logging.getLogger(__name__)
@@ -45,9 +46,6 @@ def store_event(
 ) -> EvaluationEvent:
     """Store one EVALUATION_COMPLETED event in the caller's transaction. `payload["source"]`
     says where the answer was given (`kind`: practice, api, tutor_quiz, assessment...)."""
-    event = EvaluationEvent(
-        user_id=user_id, concept=concept, score=score, decision=decision, payload=payload
+    return record.add_event(
+        session, user_id=user_id, concept=concept, score=score, decision=decision, payload=payload
     )
-    session.add(event)
-    session.flush()
-    return event

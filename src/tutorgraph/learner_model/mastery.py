@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from tutorgraph.grading.bkt import BKTParams, update_with_score
-from tutorgraph.grading.decision import EVAL_MASTERY_WEIGHT
+from tutorgraph.learner_model.bkt import BKTParams, update_with_score
 from tutorgraph.store import atomic
-from tutorgraph.store.models import ConceptBKTParams, ConceptMastery, utcnow
+from tutorgraph.store import mastery as stored
+from tutorgraph.store.models import ConceptMastery, utcnow
 
 INITIAL_WMA = 0.0
+EVAL_MASTERY_WEIGHT = 0.6  # the weight of the newest score in the moving average
 # Stored P(known) stays strictly inside (0, 1): at exactly 1.0 no wrong answer could lower it.
 BKT_FLOOR, BKT_CEILING = 1e-4, 1 - 1e-4
 
@@ -42,7 +42,7 @@ class MasteryChange:
 
 def concept_params(*, session: Session, concept: str) -> BKTParams:
     """Fitted parameters for a concept, or the spec's defaults."""
-    row = session.get(ConceptBKTParams, concept)
+    row = stored.fitted_params(session, concept)
     if row is None:
         return BKTParams()
     return BKTParams(
@@ -55,7 +55,7 @@ def concept_params(*, session: Session, concept: str) -> BKTParams:
 
 
 def current_mastery(*, session: Session, user_id: int, concept: str) -> MasterySnapshot:
-    row = _row(session, user_id, concept)
+    row = stored.mastery_row(session, user_id=user_id, concept=concept)
     if row is None:
         return MasterySnapshot(
             wma=INITIAL_WMA, bkt=concept_params(session=session, concept=concept).p_init, attempts=0
@@ -73,11 +73,11 @@ def record_score(
     # One learner's mastery changes one transaction at a time: a transaction that moves several
     # concepts (an interview's or an assessment's end) never waits in a cycle with another.
     atomic.serialize(session, "mastery", user_id)
-    row = atomic.locked_or_created(
+    row = stored.mastery_row_locked(
         session,
-        ConceptMastery,
-        key={"user_id": user_id, "concept": concept},
-        values={"wma": INITIAL_WMA, "bkt": params.p_init, "attempts": 0},
+        user_id=user_id,
+        concept=concept,
+        initial={"wma": INITIAL_WMA, "bkt": params.p_init, "attempts": 0},
     )
     before = MasterySnapshot(wma=row.wma, bkt=row.bkt, attempts=row.attempts)
     certainty = min(1.0, max(0.0, certainty))
@@ -94,23 +94,9 @@ def record_score(
 
 
 def learner_mastery(*, session: Session, user_id: int) -> list[ConceptMastery]:
-    return list(
-        session.scalars(
-            select(ConceptMastery)
-            .where(ConceptMastery.user_id == user_id)
-            .order_by(ConceptMastery.concept)
-        )
-    )
+    return stored.mastery_rows(session, user_id)
 
 
 def mastery_by_concept(*, session: Session, user_id: int) -> dict[str, float]:
     """The learner's mastery (weighted moving average) by concept."""
     return {row.concept: row.wma for row in learner_mastery(session=session, user_id=user_id)}
-
-
-def _row(session: Session, user_id: int, concept: str) -> ConceptMastery | None:
-    return session.scalar(
-        select(ConceptMastery).where(
-            ConceptMastery.user_id == user_id, ConceptMastery.concept == concept
-        )
-    )

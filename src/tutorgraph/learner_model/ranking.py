@@ -1,5 +1,5 @@
 """Rank statistics the server needs too (the mastery refit compares models by AUC); the
-benchmarks' metrics (`bench.metrics`) re-export them."""
+benchmarks' metrics (`tutorgraph_bench.metrics`) re-export them."""
 
 from __future__ import annotations
 

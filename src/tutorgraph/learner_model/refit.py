@@ -14,14 +14,15 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
-from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from tutorgraph.grading.bkt import BKTParams
-from tutorgraph.grading.bkt_fit import Sequences, fit_skills, predict_sequences
-from tutorgraph.grading.decision import ALTERNATE_THRESHOLD
-from tutorgraph.grading.ranking import auc
-from tutorgraph.store.models import ConceptBKTParams, EvaluationEvent, utcnow
+from tutorgraph.learner_model.bkt import BKTParams
+from tutorgraph.learner_model.bkt_fit import Sequences, fit_skills, predict_sequences
+from tutorgraph.learner_model.decision import ALTERNATE_THRESHOLD
+from tutorgraph.learner_model.ranking import auc
+from tutorgraph.store import learning as record
+from tutorgraph.store import mastery as stored
+from tutorgraph.store.models import utcnow
 
 MIN_OBSERVATIONS = 20
 HOLDOUT_EVERY = 5  # every fifth learner of a concept is held out when models are compared
@@ -40,11 +41,7 @@ class RefitReport:
 
 def stored_sequences(*, session: Session) -> dict[str, list[list[int]]]:
     """Correct/incorrect sequences per concept, one per learner, in answer order."""
-    rows = session.execute(
-        select(EvaluationEvent.concept, EvaluationEvent.user_id, EvaluationEvent.score)
-        .where(EvaluationEvent.concept != "", EvaluationEvent.user_id.is_not(None))
-        .order_by(EvaluationEvent.id)
-    )
+    rows = record.answer_scores(session)
     by_concept: dict[str, dict[int, list[int]]] = {}
     for concept, user_id, score in rows:
         assert user_id is not None
@@ -105,11 +102,17 @@ def refit_concepts(
         reason = f"{'bkt_forgetting' if forgetting else 'bkt'} as configured"
     fitted: dict[str, BKTParams] = fit_skills(eligible, forgetting=forgetting) if eligible else {}
     for concept, params in fitted.items():
-        row = session.get(ConceptBKTParams, concept) or ConceptBKTParams(concept=concept)
-        row.p_init, row.p_learn = params.p_init, params.p_learn
-        row.p_guess, row.p_slip, row.p_forget = params.p_guess, params.p_slip, params.p_forget
-        row.observations, row.fitted_at = counts[concept], utcnow()
-        session.add(row)
+        stored.save_fitted_params(
+            session,
+            concept=concept,
+            p_init=params.p_init,
+            p_learn=params.p_learn,
+            p_guess=params.p_guess,
+            p_slip=params.p_slip,
+            p_forget=params.p_forget,
+            observations=counts[concept],
+            fitted_at=utcnow(),
+        )
     session.flush()
     return RefitReport(
         fitted={c: counts[c] for c in fitted},
@@ -122,7 +125,7 @@ def refit_concepts(
 
 def last_refit(*, session: Session) -> datetime | None:
     """When parameters were last fitted (None: never)."""
-    return session.scalar(select(func.max(ConceptBKTParams.fitted_at)))
+    return stored.last_fit(session)
 
 
 def refit_due(*, session: Session, every_hours: float, now: datetime) -> bool:
@@ -130,7 +133,7 @@ def refit_due(*, session: Session, every_hours: float, now: datetime) -> bool:
     if every_hours <= 0:
         return False
     last = last_refit(session=session)
-    newest = session.scalar(select(func.max(EvaluationEvent.created_at)))
+    newest = record.newest_event_at(session)
     if newest is None or (last is not None and newest <= last):
         return False
     return last is None or (now - last).total_seconds() >= every_hours * 3600

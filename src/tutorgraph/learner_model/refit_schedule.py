@@ -9,7 +9,7 @@ import logging
 
 import anyio.to_thread
 
-from tutorgraph.grading.refit import RefitReport, refit_concepts, refit_due
+from tutorgraph.learner_model.refit import RefitReport, refit_concepts, refit_due
 from tutorgraph.settings import MasterySettings
 from tutorgraph.store.db import Database
 from tutorgraph.store.models import utcnow

@@ -27,11 +27,12 @@ from datetime import datetime
 from typing import Any, Literal
 from urllib.parse import urlencode
 
-from tutorgraph.grading._text import STOPWORDS, words
 from tutorgraph.knowledge import KnowledgeBase
 from tutorgraph.knowledge.bloom import BloomLevel
 from tutorgraph.knowledge.schema import Topic
 from tutorgraph.practice import MAX_ATTEMPTS
+from tutorgraph.text.stopwords import ANSWER_STOPWORDS
+from tutorgraph.text.tokens import words
 
 StepKind = Literal["retry", "tutor", "remediate", "practice", "lesson", "review"]
 
@@ -195,7 +196,7 @@ def hint(graded: Graded, topic: Topic) -> str:
 def _cue_words(point: str, used: set[str]) -> list[str]:
     seen: list[str] = []
     for word in words(point):
-        if len(word) > 3 and word not in STOPWORDS and word not in used and word not in seen:
+        if len(word) > 3 and word not in ANSWER_STOPWORDS and word not in used and word not in seen:
             seen.append(word)
     return seen[:HINT_WORDS]
 

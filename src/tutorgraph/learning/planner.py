@@ -16,24 +16,26 @@ from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, Field
-from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from tutorgraph import practice
-from tutorgraph.grading import mastery
 from tutorgraph.knowledge import (
     KnowledgeBase,
     concept_title,
     shipped_domains,
     visible_knowledge,
 )
+from tutorgraph.learner_model import mastery
 from tutorgraph.learning import next_step, reviews, xapi
 from tutorgraph.learning.next_step import Graded, LessonRef, Situation
 from tutorgraph.lti import service as lti_service
 from tutorgraph.store import atomic, courses
+from tutorgraph.store import learning as record
+from tutorgraph.store import practice as practice_store
 from tutorgraph.store.db import Database
-from tutorgraph.store.models import EvaluationEvent, NextStep, QuizSession, User, utcnow
+from tutorgraph.store.models import EvaluationEvent, NextStep, User, utcnow
+from tutorgraph.store.users import get_user
 
 log = logging.getLogger(__name__)
 
@@ -66,10 +68,7 @@ class PathPlanner:
 def plan_pending(session: Session, *, user_id: int | None = None) -> int:
     """Plan the pending events (one learner's, or everyone's), oldest first; each commits on its
     own. Returns how many this call planned."""
-    query = select(EvaluationEvent.id).where(EvaluationEvent.planned_at.is_(None))
-    if user_id is not None:
-        query = query.where(EvaluationEvent.user_id == user_id)
-    pending = list(session.scalars(query.order_by(EvaluationEvent.id).limit(BATCH)))
+    pending = record.unplanned_event_ids(session, user_id=user_id, limit=BATCH)
     session.commit()
     planned = 0
     for event_id in pending:
@@ -88,18 +87,18 @@ def plan_pending(session: Session, *, user_id: int | None = None) -> int:
 def plan_event(session: Session, event_id: int) -> bool:
     """Plan one event inside the caller's transaction: review its concept, decide the next step,
     queue a question again where the step says so, and mark the event planned."""
-    event = session.get(EvaluationEvent, event_id)
+    event = record.event_by_id(session, event_id)
     if event is None or event.planned_at is not None:
         return False
     # One learner's events are planned one at a time, in any process: their reviews, steps and
     # queued questions build on each other. Another planner may have taken this one meanwhile.
     if event.user_id is not None:
         atomic.serialize(session, "plan", event.user_id)
-    event = atomic.locked(session, select(EvaluationEvent).where(EvaluationEvent.id == event_id))
+    event = record.event_by_id(session, event_id, lock=True)
     if event is None or event.planned_at is not None:
         return False
     now = utcnow()
-    user = session.get(User, event.user_id) if event.user_id is not None else None
+    user = get_user(session=session, user_id=event.user_id) if event.user_id is not None else None
     if user is None:
         event.planned_at = now
         return False
@@ -133,21 +132,16 @@ def plan_event(session: Session, event_id: int) -> bool:
             hint=step.requeue.hint,
         )
     # A newer step replaces the learner's older ones that were never taken.
-    session.execute(
-        update(NextStep)
-        .where(NextStep.user_id == user.id, NextStep.taken_at.is_(None))
-        .values(taken_at=now)
-    )
-    session.add(
-        NextStep(
-            user_id=user.id,
-            event_id=event.id,
-            decision=step.decision,
-            kind=step.kind,
-            title=step.title[:300],
-            reason=step.reason,
-            target={**step.target, "domain": kb.name} if kb is not None else step.target,
-        )
+    record.retire_untaken_steps(session, user_id=user.id, at=now)
+    record.add_step(
+        session,
+        user_id=user.id,
+        event_id=event.id,
+        decision=step.decision,
+        kind=step.kind,
+        title=step.title[:300],
+        reason=step.reason,
+        target={**step.target, "domain": kb.name} if kb is not None else step.target,
     )
     event.planned_at = now
     session.flush()
@@ -181,7 +175,7 @@ def _situation(
     }
     next_level = None
     if graded.source == "practice" and graded.round_id:
-        quiz = session.get(QuizSession, graded.round_id)
+        quiz = practice_store.round_by_id(session, graded.round_id)
         if quiz is not None and quiz.user_id == user.id:
             progress = practice.load_round(session=session, user_id=user.id, round_id=quiz.id)
             current = progress.current
@@ -216,12 +210,7 @@ def next_activity(session: Session, *, user: User, now: datetime) -> NextActivit
     """Plan what is pending, then: the newest untaken step; else due reviews; else the practice
     round in progress; else the first concept not yet mastered."""
     plan_pending(session, user_id=user.id)
-    step = session.scalar(
-        select(NextStep)
-        .where(NextStep.user_id == user.id, NextStep.taken_at.is_(None))
-        .order_by(NextStep.id.desc())
-        .limit(1)
-    )
+    step = record.latest_untaken_step(session, user.id)
     if step is not None:
         return _activity(step)
     due = reviews.due_concepts(session=session, user_id=user.id, now=now)
@@ -264,11 +253,7 @@ def next_activity(session: Session, *, user: User, now: datetime) -> NextActivit
 def take(session: Session, *, user: User, step_id: int | None, now: datetime) -> str:
     """Take a step (the one shown, when it is still the learner's and untaken; else the current
     one): mark it taken, start the practice round it names, and return where to go."""
-    step = (
-        atomic.locked(session, select(NextStep).where(NextStep.id == step_id))
-        if step_id is not None
-        else None
-    )
+    step = record.step_by_id(session, step_id, lock=True) if step_id is not None else None
     if step is not None and step.user_id != user.id:
         step = None
     if step is not None and step.taken_at is not None and "url" in step.target:
@@ -277,7 +262,7 @@ def take(session: Session, *, user: User, step_id: int | None, now: datetime) ->
         activity = _activity(step)
     else:
         activity = next_activity(session, user=user, now=now)
-        step = session.get(NextStep, activity.step_id) if activity.step_id else None
+        step = record.step_by_id(session, activity.step_id) if activity.step_id else None
     if step is not None:
         step.taken_at = now
     target = activity.target
@@ -296,9 +281,7 @@ def take(session: Session, *, user: User, step_id: int | None, now: datetime) ->
 
 
 def step_for_event(session: Session, *, user_id: int, event_id: int) -> NextActivity | None:
-    step = session.scalar(
-        select(NextStep).where(NextStep.event_id == event_id, NextStep.user_id == user_id)
-    )
+    step = record.step_for_event(session, user_id=user_id, event_id=event_id)
     return _activity(step) if step is not None else None
 
 

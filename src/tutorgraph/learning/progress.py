@@ -11,11 +11,8 @@ from __future__ import annotations
 from datetime import datetime
 
 from pydantic import BaseModel, Field, computed_field
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from tutorgraph.grading import mastery
-from tutorgraph.grading.decision import ALTERNATE_THRESHOLD, PROCEED_THRESHOLD
 from tutorgraph.knowledge import (
     BloomLevel,
     KnowledgeBase,
@@ -23,6 +20,9 @@ from tutorgraph.knowledge import (
     misconception_description,
     shipped_domains,
 )
+from tutorgraph.learner_model import mastery
+from tutorgraph.learner_model.decision import ALTERNATE_THRESHOLD, PROCEED_THRESHOLD
+from tutorgraph.store import learning as record
 from tutorgraph.store.models import EvaluationEvent
 
 CLEARED_SCORE = PROCEED_THRESHOLD  # a later answer this good, without it, clears a misconception
@@ -111,12 +111,7 @@ def learner_model(session: Session, *, user_id: int) -> LearnerModel:
             attempts=row.attempts,
         )
     ledger: dict[tuple[str, str], MisconceptionEntry] = {}
-    events = session.scalars(
-        select(EvaluationEvent)
-        .where(EvaluationEvent.user_id == user_id)
-        .order_by(EvaluationEvent.id)
-    )
-    for event in events:
+    for event in record.events_of(session, user_id):
         progress = concepts.get(event.concept)
         if progress is not None:
             _add_evidence(progress, event)

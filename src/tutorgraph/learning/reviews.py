@@ -19,11 +19,11 @@ from datetime import datetime, timedelta
 
 from fsrs import Card, Rating, Scheduler, State
 from pydantic import BaseModel, Field
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from tutorgraph.grading.decision import ALTERNATE_THRESHOLD, MASTERED_THRESHOLD, THRESHOLD_ALERT
-from tutorgraph.store import atomic
+from tutorgraph.learner_model.alerts import THRESHOLD_ALERT
+from tutorgraph.learner_model.decision import ALTERNATE_THRESHOLD, MASTERED_THRESHOLD
+from tutorgraph.store import learning as record
 from tutorgraph.store.models import ConceptReview
 
 REVIEW_ROUND = 3  # questions in a review round
@@ -45,12 +45,7 @@ def record_review(
 ) -> ConceptReview:
     """Review the learner's card for `concept` with a graded score at time `at`. The card is
     locked from read to write, so reviews graded at once each count (`store.atomic`)."""
-    row = atomic.locked_or_created(
-        session,
-        ConceptReview,
-        key={"user_id": user_id, "concept": concept},
-        values={"card": {}, "due": at, "reviews": 0, "lapses": 0},
-    )
+    row = record.review_card_locked(session, user_id=user_id, concept=concept, due=at)
     card = Card.from_dict(row.card) if row.card else Card(due=at)  # type: ignore[arg-type]
     rating = rating_for(score)
     card, _ = SCHEDULER.review_card(card, rating, at)
@@ -70,11 +65,9 @@ def schedule(
     """Put a concept the learner has not been graded on yet into the review queue at `due`
     (the assessment plan does this for each phase); a concept with a card keeps its own date."""
     card = Card(due=due)
-    values = {"card": card.to_dict(), "due": due, "reviews": 0, "lapses": 0}
-    key = {"user_id": user_id, "concept": concept}
-    if not atomic.insert_missing(session, ConceptReview, key=key, values=values):
-        return None
-    return session.scalar(select(ConceptReview).filter_by(**key))
+    return record.add_review_card(
+        session, user_id=user_id, concept=concept, card=card.to_dict(), due=due
+    )
 
 
 STUDY_HOURS_PER_WEEK = 5.0  # the pace a learning plan's phases are scheduled at
@@ -112,11 +105,7 @@ class ReviewItem(BaseModel):
 
 def queue(*, session: Session, user_id: int, now: datetime) -> list[ReviewItem]:
     """The learner's cards, soonest due first."""
-    rows = session.scalars(
-        select(ConceptReview)
-        .where(ConceptReview.user_id == user_id)
-        .order_by(ConceptReview.due, ConceptReview.concept)
-    )
+    rows = record.review_cards(session, user_id)
     items = []
     for row in rows:
         card = Card.from_dict(row.card)  # type: ignore[arg-type]

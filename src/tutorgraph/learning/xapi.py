@@ -20,11 +20,11 @@ from typing import Any
 
 import anyio.to_thread
 import httpx
-from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from tutorgraph.knowledge import concept_title, find_topic
 from tutorgraph.settings import XapiSettings
+from tutorgraph.store import xapi_outbox as outbox
 from tutorgraph.store.db import Database
 from tutorgraph.store.models import EvaluationEvent, XapiStatement, utcnow
 from tutorgraph.store.xapi_outbox import enqueue
@@ -183,18 +183,7 @@ def flush(
     try:
         while True:
             with database.session() as session:
-                rows = list(
-                    session.scalars(
-                        select(XapiStatement)
-                        .where(
-                            XapiStatement.sent_at.is_(None), XapiStatement.next_attempt_at <= now
-                        )
-                        .order_by(XapiStatement.created_at, XapiStatement.id)
-                        .limit(BATCH)
-                        # another process flushing at once sends other statements, not these
-                        .with_for_update(skip_locked=True)
-                    )
-                )
+                rows = outbox.due_statements(session, now=now, limit=BATCH)
                 if not rows:
                     break
                 problem = _post(client, settings, [compose(row, settings) for row in rows])
@@ -242,10 +231,7 @@ def _post(
 
 def pending_count(database: Database) -> int:
     with database.session() as session:
-        count = session.scalar(
-            select(func.count()).select_from(XapiStatement).where(XapiStatement.sent_at.is_(None))
-        )
-    return int(count or 0)
+        return outbox.unsent_count(session)
 
 
 async def flush_periodically(database: Database, settings: XapiSettings) -> None:

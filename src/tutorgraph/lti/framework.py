@@ -19,10 +19,10 @@ from pylti1p3.redirect import Redirect
 from pylti1p3.request import Request
 from pylti1p3.session import SessionService
 from pylti1p3.tool_config.dict import ToolConfDict
-from sqlalchemy import delete
 
+from tutorgraph.store import lti as stored
 from tutorgraph.store.db import Database
-from tutorgraph.store.models import LtiCache, utcnow
+from tutorgraph.store.models import utcnow
 
 DEFAULT_LIFETIME = 86400
 
@@ -108,7 +108,7 @@ class DatabaseCache:
 
     def get(self, key: str) -> Any:
         with self.database.session() as session:
-            row = session.get(LtiCache, key)
+            row = stored.cached(session, key)
             if row is None or row.expires_at <= utcnow():
                 return None
             return json.loads(json.dumps(row.value))
@@ -116,12 +116,7 @@ class DatabaseCache:
     def set(self, key: str, value: Any, exp: int | None = None) -> None:
         expires = utcnow() + timedelta(seconds=exp or DEFAULT_LIFETIME)
         with self.database.session() as session:
-            session.execute(delete(LtiCache).where(LtiCache.expires_at <= utcnow()))
-            row = session.get(LtiCache, key)
-            if row is None:
-                session.add(LtiCache(key=key, value=value, expires_at=expires))
-            else:
-                row.value, row.expires_at = value, expires
+            stored.cache(session, key=key, value=value, expires_at=expires)
 
 
 class DatabaseLaunchStorage(CacheDataStorage[Any]):

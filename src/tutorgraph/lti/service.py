@@ -34,20 +34,20 @@ from pylti1p3.grade import Grade
 from pylti1p3.registration import Registration
 from pylti1p3.service_connector import ServiceConnector
 from pylti1p3.tool_config.dict import ToolConfDict
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from tutorgraph import instructor
 from tutorgraph.errors import AuthenticationError, NotFoundError, RateLimitedError
-from tutorgraph.grading import mastery
+from tutorgraph.learner_model import mastery
 from tutorgraph.lti.framework import DatabaseLaunchStorage, Launch, Login, LtiRequest
 from tutorgraph.lti.keys import KeySetCache, KeySetUnavailable
 from tutorgraph.security import NO_PASSWORD
 from tutorgraph.settings import LtiPlatform, Settings
 from tutorgraph.signing_secret import create_private_file
 from tutorgraph.store import courses, users
+from tutorgraph.store import lti as stored
 from tutorgraph.store.db import Database
-from tutorgraph.store.models import LearningPath, LtiLink, LtiScore, User, utcnow
+from tutorgraph.store.models import LearningPath, LtiLink, User, utcnow
 
 log = logging.getLogger(__name__)
 
@@ -214,7 +214,7 @@ def launch(
     except Exception as exc:  # pylti1p3's validation errors
         raise LtiError(f"launch: {exc}") from None
     platform = _platform(settings, issuer, client_id)
-    course = session.scalar(select(LearningPath).where(LearningPath.slug == platform.course))
+    course = courses.course_with_slug(session=session, slug=platform.course)
     if course is None:
         raise NotFoundError(f"lti: the course {platform.course!r} of this platform does not exist")
     subject = str(data.get("sub") or "")
@@ -246,26 +246,20 @@ def _user(
     *,
     teaching: bool,
 ) -> User:
-    existing = session.scalar(
-        select(LtiLink).where(
-            LtiLink.issuer == issuer, LtiLink.client_id == client_id, LtiLink.subject == subject
-        )
-    )
+    existing = stored.link_of_subject(session, issuer=issuer, client_id=client_id, subject=subject)
     if existing is not None:
-        user = session.get(User, existing.user_id)
+        user = users.get_user(session=session, user_id=existing.user_id)
         if user is not None:
             return user
     digest = hashlib.sha256(f"{issuer}|{client_id}|{subject}".encode()).hexdigest()[:24]
     name = str(data.get("name") or data.get("given_name") or "LMS learner")[:200]
-    user = User(
+    return stored.add_user(
+        session,
         email=f"lti-{digest}@lti.invalid",  # never the platform's email claim: no takeover
         name=name,
         password_hash=NO_PASSWORD,
         role="instructor" if teaching else "learner",
     )
-    session.add(user)
-    session.flush()
-    return user
 
 
 def _link(
@@ -278,16 +272,12 @@ def _link(
     course: LearningPath,
 ) -> LtiLink:
     resource = str((data.get(CLAIM + "resource_link") or {}).get("id") or "")
-    link = session.scalar(
-        select(LtiLink).where(
-            LtiLink.issuer == issuer,
-            LtiLink.client_id == client_id,
-            LtiLink.subject == subject,
-            LtiLink.resource_link_id == resource,
-        )
+    link = stored.link_of_resource(
+        session, issuer=issuer, client_id=client_id, subject=subject, resource_link_id=resource
     )
     if link is None:
-        link = LtiLink(
+        link = stored.add_link(
+            session,
             user_id=user.id,
             issuer=issuer,
             client_id=client_id,
@@ -296,7 +286,6 @@ def _link(
             deployment_id=str(data.get(CLAIM + "deployment_id") or ""),
             course_slug=course.slug,
         )
-        session.add(link)
     link.ags = dict(data.get(AGS_CLAIM) or {})
     link.course_slug, link.updated_at = course.slug, utcnow()
     session.flush()
@@ -310,11 +299,10 @@ def queue_grades(session: Session, *, user_id: int, concept: str) -> int:
     """After a graded answer: the learner's new grade for every launched course teaching the
     concept (mean mastery over its concepts), replacing a pending one."""
     queued = 0
-    links = session.scalars(select(LtiLink).where(LtiLink.user_id == user_id))
-    for link in links:
+    for link in stored.links_of(session, user_id):
         if not link.ags.get("lineitem"):
             continue
-        course = session.scalar(select(LearningPath).where(LearningPath.slug == link.course_slug))
+        course = courses.course_with_slug(session=session, slug=link.course_slug)
         if course is None:
             continue
         concepts = courses.course_concepts(course)
@@ -322,11 +310,9 @@ def queue_grades(session: Session, *, user_id: int, concept: str) -> int:
             continue
         known = mastery.mastery_by_concept(session=session, user_id=user_id)
         grade = round(100 * sum(known.get(c, 0.0) for c in concepts) / len(concepts), 2)
-        pending = session.scalar(
-            select(LtiScore).where(LtiScore.link_id == link.id, LtiScore.sent_at.is_(None))
-        )
+        pending = stored.pending_score(session, link.id)
         if pending is None:
-            session.add(LtiScore(link_id=link.id, score=grade))
+            stored.add_score(session, link_id=link.id, score=grade)
         else:
             pending.score, pending.created_at = grade, utcnow()
         queued += 1
@@ -350,15 +336,7 @@ def send_grades(
     sent = failed = 0
     error = ""
     with database.session() as session:
-        rows = session.execute(
-            select(LtiScore, LtiLink)
-            .join(LtiLink, LtiLink.id == LtiScore.link_id)
-            .where(LtiScore.sent_at.is_(None), LtiScore.next_attempt_at <= now)
-            .order_by(LtiScore.id)
-            # another process sending at once takes other grades, not these
-            .with_for_update(of=LtiScore, skip_locked=True)
-        ).all()
-        for score, link in rows:
+        for score, link in stored.due_scores(session, now=now):
             try:
                 registration = tool.find_registration_by_params(link.issuer, link.client_id)
                 ags = AssignmentsGradesService(ServiceConnector(registration), link.ags)  # type: ignore[arg-type]

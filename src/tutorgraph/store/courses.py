@@ -11,11 +11,12 @@ platform's own."""
 from __future__ import annotations
 
 import secrets
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
-from sqlalchemy import ColumnElement, Select, or_, select, true
+from sqlalchemy import ColumnElement, Row, Select, or_, select, true
 from sqlalchemy.orm import Session
 
 from tutorgraph.errors import InputError, NotFoundError, PermissionDeniedError
@@ -148,6 +149,15 @@ def get_course(*, session: Session, slug: str, user: User | None) -> LearningPat
     return course
 
 
+def course_with_slug(*, session: Session, slug: str) -> LearningPath | None:
+    """The course with this slug, whoever may see it (a publisher checks it is theirs)."""
+    return session.scalar(select(LearningPath).where(LearningPath.slug == slug))
+
+
+def slug_taken(*, session: Session, slug: str) -> bool:
+    return session.scalar(select(LearningPath.id).where(LearningPath.slug == slug)) is not None
+
+
 def get_lesson(*, session: Session, lesson_id: int, user: User | None) -> Lesson:
     lesson = session.get(Lesson, lesson_id)
     if lesson is None or not can_see(
@@ -166,6 +176,45 @@ def get_lesson_by_slug(*, session: Session, course: LearningPath, slug: str) -> 
     if lesson is None:
         raise NotFoundError(f"no lesson {slug!r} in course {course.slug!r}")
     return lesson
+
+
+def lesson_by_id(*, session: Session, lesson_id: int) -> Lesson | None:
+    """The lesson, whoever may see it (callers that answer a user check `can_see`)."""
+    return session.get(Lesson, lesson_id)
+
+
+def lessons_with_slug(*, session: Session, slug: str) -> Sequence[Lesson]:
+    """Every lesson with this slug, in any course (callers keep those the user may see)."""
+    return session.scalars(select(Lesson).where(Lesson.slug == slug)).all()
+
+
+def course_outline(*, session: Session, course_id: int) -> Sequence[Row[int, str, str, list[Any]]]:
+    """(id, slug, title, concepts) of each of the course's lessons, in course order."""
+    return session.execute(
+        select(Lesson.id, Lesson.slug, Lesson.title, Lesson.concepts)
+        .join(Module, Lesson.module_id == Module.id)
+        .where(Module.learning_path_id == course_id)
+        .order_by(Module.order_index, Lesson.order_index)
+    ).all()
+
+
+def lesson_titles_by_course(
+    *, session: Session, course_ids: Collection[int]
+) -> Sequence[Row[int, str]]:
+    """(course id, lesson title) of each lesson of these courses, in course order."""
+    return session.execute(
+        select(Module.learning_path_id, Lesson.title)
+        .join(Module, Lesson.module_id == Module.id)
+        .where(Module.learning_path_id.in_(course_ids))
+        .order_by(Module.order_index, Lesson.order_index)
+    ).all()
+
+
+def lesson_titles(*, session: Session, lesson_ids: Collection[int]) -> list[str]:
+    """The titles of these lessons, by lesson id."""
+    return list(
+        session.scalars(select(Lesson.title).where(Lesson.id.in_(lesson_ids)).order_by(Lesson.id))
+    )
 
 
 def course_lessons(course: LearningPath) -> list[Lesson]:

@@ -1,10 +1,13 @@
-"""The xAPI outbox: a statement is queued in the same transaction as what it records."""
+"""The xAPI outbox: a statement is queued in the same transaction as what it records, and
+leaves it once the LRS has it."""
 
 from __future__ import annotations
 
 import uuid
+from datetime import datetime
 from typing import Any
 
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from tutorgraph.store import atomic
@@ -28,3 +31,24 @@ def enqueue(session: Session, *, user_id: int, verb: str, key: str, data: dict[s
         key={"id": statement_id(verb, key)},
         values={"user_id": user_id, "verb": verb, "data": data},
     )
+
+
+def due_statements(session: Session, *, now: datetime, limit: int) -> list[XapiStatement]:
+    """The oldest unsent statements whose next attempt is due, at most `limit`, locked until the
+    transaction ends: another process flushing at once sends other statements, not these."""
+    return list(
+        session.scalars(
+            select(XapiStatement)
+            .where(XapiStatement.sent_at.is_(None), XapiStatement.next_attempt_at <= now)
+            .order_by(XapiStatement.created_at, XapiStatement.id)
+            .limit(limit)
+            .with_for_update(skip_locked=True)
+        )
+    )
+
+
+def unsent_count(session: Session) -> int:
+    count = session.scalar(
+        select(func.count()).select_from(XapiStatement).where(XapiStatement.sent_at.is_(None))
+    )
+    return int(count or 0)

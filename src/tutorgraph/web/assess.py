@@ -9,11 +9,11 @@ import anyio.to_thread
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from tutorgraph.api.deps import AssessmentsDep, CurrentUser, SettingsDep
-from tutorgraph.api.unit_of_work import UnitOfWorkRoute
 from tutorgraph.assessment.service import AssessmentService
 from tutorgraph.content.rendering import render_markdown
 from tutorgraph.errors import ConflictError, InputError
+from tutorgraph.http.deps import AssessmentsDep, CurrentUser, SettingsDep
+from tutorgraph.http.unit_of_work import UnitOfWorkRoute
 from tutorgraph.knowledge import STARTING_BLOOM, TARGET_LEVELS, get_domain, shipped_domains
 from tutorgraph.limits import check_answer
 from tutorgraph.settings import Settings

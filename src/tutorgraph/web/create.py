@@ -8,7 +8,7 @@ from typing import Annotated
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from tutorgraph.api.deps import CurrentUser, constructor_service
+from tutorgraph.http.deps import CurrentUser, constructor_service
 from tutorgraph.web.templating import remember_user, render
 
 router = APIRouter(include_in_schema=False)

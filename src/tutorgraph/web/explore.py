@@ -5,8 +5,8 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
-from tutorgraph.api.deps import OptionalUser
-from tutorgraph.api.unit_of_work import UnitOfWorkRoute
+from tutorgraph.http.deps import OptionalUser
+from tutorgraph.http.unit_of_work import UnitOfWorkRoute
 from tutorgraph.web.templating import render
 
 router = APIRouter(route_class=UnitOfWorkRoute, include_in_schema=False)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
-from tutorgraph.api.deps import CurrentUser, SettingsDep, interview_service
+from tutorgraph.http.deps import CurrentUser, SettingsDep, interview_service
 from tutorgraph.knowledge import TARGET_LEVELS
 from tutorgraph.web.templating import remember_user, render
 

@@ -10,10 +10,10 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from tutorgraph import instructor
-from tutorgraph.api.deps import CurrentUser, OptionalUser, SessionDep
-from tutorgraph.api.unit_of_work import UnitOfWorkRoute
 from tutorgraph.content.rendering import render_markdown
 from tutorgraph.errors import NotFoundError
+from tutorgraph.http.deps import CurrentUser, OptionalUser, SessionDep
+from tutorgraph.http.unit_of_work import UnitOfWorkRoute
 from tutorgraph.store import courses
 from tutorgraph.store.models import LearningPath, User
 from tutorgraph.tutor import sessions

@@ -9,12 +9,12 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from tutorgraph import practice
-from tutorgraph.api.deps import CurrentUser, NowDep, SessionDep
-from tutorgraph.api.unit_of_work import UnitOfWorkRoute
 from tutorgraph.errors import NotFoundError
+from tutorgraph.http.deps import CurrentUser, NowDep, SessionDep
+from tutorgraph.http.unit_of_work import UnitOfWorkRoute
+from tutorgraph.ids import DbId
 from tutorgraph.knowledge import concept_title, shipped_domains, visible_knowledge
 from tutorgraph.learning import planner, progress, reviews
-from tutorgraph.store.ids import DbId
 from tutorgraph.web.knowledge_svg import mastery_layout
 from tutorgraph.web.templating import remember_user, render
 

@@ -9,10 +9,10 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 
 from tutorgraph import auth
-from tutorgraph.api.cookies import set_session_cookie
-from tutorgraph.api.deps import DatabaseDep, SessionDep, SettingsDep, client_key
-from tutorgraph.api.unit_of_work import UnitOfWorkRoute
 from tutorgraph.errors import NotFoundError
+from tutorgraph.http.cookies import set_session_cookie
+from tutorgraph.http.deps import DatabaseDep, SessionDep, SettingsDep, client_key
+from tutorgraph.http.unit_of_work import UnitOfWorkRoute
 from tutorgraph.lti import service
 from tutorgraph.lti.framework import LtiRequest
 from tutorgraph.lti.keys import KeySetCache

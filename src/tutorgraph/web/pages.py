@@ -9,8 +9,9 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from tutorgraph import auth
-from tutorgraph.api.cookies import clear_session_cookie, set_session_cookie
-from tutorgraph.api.deps import (
+from tutorgraph.errors import AuthenticationError, InputError, RateLimitedError
+from tutorgraph.http.cookies import clear_session_cookie, set_session_cookie
+from tutorgraph.http.deps import (
     NowDep,
     OptionalUser,
     SessionDep,
@@ -18,8 +19,7 @@ from tutorgraph.api.deps import (
     client_key,
     request_token,
 )
-from tutorgraph.api.unit_of_work import UnitOfWorkRoute
-from tutorgraph.errors import AuthenticationError, InputError, RateLimitedError
+from tutorgraph.http.unit_of_work import UnitOfWorkRoute
 from tutorgraph.learning import planner
 from tutorgraph.web.templating import remember_user, render
 

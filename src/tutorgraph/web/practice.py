@@ -13,16 +13,16 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from sqlalchemy.orm import Session
 
 from tutorgraph import practice
-from tutorgraph.api.deps import CurrentUser, NowDep, SessionDep, SettingsDep
-from tutorgraph.api.unit_of_work import UnitOfWorkRoute
 from tutorgraph.errors import ConflictError, InputError
-from tutorgraph.grading.evaluator import Evaluator
+from tutorgraph.http.deps import CurrentUser, NowDep, SessionDep, SettingsDep
+from tutorgraph.http.unit_of_work import UnitOfWorkRoute
+from tutorgraph.ids import DbId
 from tutorgraph.knowledge import get_domain, visible_knowledge
+from tutorgraph.learner_model.evaluator import Evaluator
 from tutorgraph.learning import planner
 from tutorgraph.limits import check_answer, require_answer
 from tutorgraph.settings import Settings
 from tutorgraph.store import courses
-from tutorgraph.store.ids import DbId
 from tutorgraph.store.models import User, utcnow
 from tutorgraph.web.templating import remember_user, render
 

@@ -7,11 +7,11 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from sqlalchemy.orm import Session
 
 from tutorgraph import instructor
-from tutorgraph.api.deps import DatabaseDep, InstructorUser, SessionDep
-from tutorgraph.api.unit_of_work import UnitOfWorkRoute
-from tutorgraph.grading.refit import RefitReport, last_refit
-from tutorgraph.learning.refit_schedule import refit
-from tutorgraph.store.ids import DbId
+from tutorgraph.http.deps import DatabaseDep, InstructorUser, SessionDep
+from tutorgraph.http.unit_of_work import UnitOfWorkRoute
+from tutorgraph.ids import DbId
+from tutorgraph.learner_model.refit import RefitReport, last_refit
+from tutorgraph.learner_model.refit_schedule import refit
 from tutorgraph.store.models import User
 from tutorgraph.web.templating import remember_user, render
 

@@ -12,9 +12,9 @@ from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 from markupsafe import Markup, escape
 
-from tutorgraph.api.csrf import attach_csrf_cookie, page_token
 from tutorgraph.assessment.gaps import percent
 from tutorgraph.content.rendering import render_markdown
+from tutorgraph.http.csrf import attach_csrf_cookie, page_token
 from tutorgraph.store.models import User
 from tutorgraph.wording import counted
 

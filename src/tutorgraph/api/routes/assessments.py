@@ -6,10 +6,10 @@ from __future__ import annotations
 from fastapi import APIRouter, status
 from pydantic import BaseModel, Field
 
-from tutorgraph.api.deps import AssessmentsDep, CurrentUser, SettingsDep
 from tutorgraph.api.openapi_problems import problem_responses
-from tutorgraph.api.unit_of_work import UnitOfWorkRoute
 from tutorgraph.assessment.service import AssessmentSummary, AssessmentView
+from tutorgraph.http.deps import AssessmentsDep, CurrentUser, SettingsDep
+from tutorgraph.http.unit_of_work import UnitOfWorkRoute
 from tutorgraph.knowledge import TargetLevel
 from tutorgraph.limits import check_answer
 

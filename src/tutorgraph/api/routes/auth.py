@@ -6,10 +6,10 @@ from fastapi import APIRouter, Request, Response, status
 from pydantic import BaseModel, Field
 
 from tutorgraph import auth
-from tutorgraph.api.cookies import clear_session_cookie, set_session_cookie
-from tutorgraph.api.deps import CurrentUser, SessionDep, SettingsDep, client_key, request_token
 from tutorgraph.api.openapi_problems import problem_responses
-from tutorgraph.api.unit_of_work import UnitOfWorkRoute
+from tutorgraph.http.cookies import clear_session_cookie, set_session_cookie
+from tutorgraph.http.deps import CurrentUser, SessionDep, SettingsDep, client_key, request_token
+from tutorgraph.http.unit_of_work import UnitOfWorkRoute
 
 router = APIRouter(route_class=UnitOfWorkRoute, prefix="/auth", tags=["auth"])
 

@@ -15,7 +15,6 @@ from pydantic import BaseModel, Field
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from tutorgraph.api import ws_auth
-from tutorgraph.api.deps import ConstructorDep, CurrentUser, OptionalUser, constructor_service
 from tutorgraph.api.openapi_problems import problem_responses
 from tutorgraph.api.uploaded_images import uploaded_image_response
 from tutorgraph.constructor.service import (
@@ -25,8 +24,9 @@ from tutorgraph.constructor.service import (
     UploadOut,
 )
 from tutorgraph.errors import NotFoundError, TutorgraphError
+from tutorgraph.http.deps import ConstructorDep, CurrentUser, OptionalUser, constructor_service
+from tutorgraph.ids import DbCursor, parse_cursor
 from tutorgraph.offload import run_blocking
-from tutorgraph.store.ids import DbCursor, parse_cursor
 
 router = APIRouter(prefix="/constructor", tags=["constructor"])
 

@@ -10,11 +10,11 @@ from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
 
 from tutorgraph import instructor
-from tutorgraph.api.deps import CurrentUser, OptionalUser, SessionDep
 from tutorgraph.api.openapi_problems import problem_responses
-from tutorgraph.api.unit_of_work import UnitOfWorkRoute
+from tutorgraph.http.deps import CurrentUser, OptionalUser, SessionDep
+from tutorgraph.http.unit_of_work import UnitOfWorkRoute
+from tutorgraph.ids import DbId
 from tutorgraph.store import courses
-from tutorgraph.store.ids import DbId
 from tutorgraph.store.models import LearningPath, User
 
 router = APIRouter(route_class=UnitOfWorkRoute, prefix="/courses", tags=["courses"])

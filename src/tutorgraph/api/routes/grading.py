@@ -10,17 +10,17 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field, model_validator
 
 from tutorgraph import instructor
-from tutorgraph.api.deps import CurrentUser, InstructorUser, NowDep, SessionDep, SettingsDep
 from tutorgraph.api.openapi_problems import problem_responses
-from tutorgraph.api.unit_of_work import UnitOfWorkRoute
 from tutorgraph.errors import NotFoundError, PermissionDeniedError
-from tutorgraph.grading import mastery
-from tutorgraph.grading.evaluator import Evaluator, GradeResult
 from tutorgraph.grading.types import GradingRequest, KnownMisconception
+from tutorgraph.http.deps import CurrentUser, InstructorUser, NowDep, SessionDep, SettingsDep
+from tutorgraph.http.unit_of_work import UnitOfWorkRoute
+from tutorgraph.ids import DbId
 from tutorgraph.knowledge import VisibleKnowledge, find_topic, visible_knowledge
+from tutorgraph.learner_model import mastery
+from tutorgraph.learner_model.evaluator import Evaluator, GradeResult
 from tutorgraph.learning import planner
 from tutorgraph.limits import check_answer, require_answer
-from tutorgraph.store.ids import DbId
 
 router = APIRouter(route_class=UnitOfWorkRoute, tags=["grading"])
 

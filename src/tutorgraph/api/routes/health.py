@@ -8,8 +8,8 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
 from tutorgraph import __version__, offload
-from tutorgraph.api.deps import DatabaseDep, SettingsDep
-from tutorgraph.api.unit_of_work import UnitOfWorkRoute
+from tutorgraph.http.deps import DatabaseDep, SettingsDep
+from tutorgraph.http.unit_of_work import UnitOfWorkRoute
 from tutorgraph.offload import HEALTH_THREADS, thread_limiter
 from tutorgraph.store.db import Database
 

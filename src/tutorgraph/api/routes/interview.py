@@ -11,9 +11,9 @@ from pydantic import BaseModel, Field
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from tutorgraph.api import ws_auth
-from tutorgraph.api.deps import CurrentUser, InterviewsDep, interview_service
 from tutorgraph.api.openapi_problems import problem_responses
 from tutorgraph.errors import InputError, NotFoundError, TutorgraphError
+from tutorgraph.http.deps import CurrentUser, InterviewsDep, interview_service
 from tutorgraph.interview.service import (
     MAX_ANSWER_CHARS,
     CodeRun,

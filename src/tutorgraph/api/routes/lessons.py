@@ -9,10 +9,10 @@ from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
 from tutorgraph import instructor
-from tutorgraph.api.deps import CurrentUser, OptionalUser, SessionDep
-from tutorgraph.api.unit_of_work import UnitOfWorkRoute
+from tutorgraph.http.deps import CurrentUser, OptionalUser, SessionDep
+from tutorgraph.http.unit_of_work import UnitOfWorkRoute
+from tutorgraph.ids import DbId
 from tutorgraph.store import courses
-from tutorgraph.store.ids import DbId
 
 router = APIRouter(route_class=UnitOfWorkRoute, prefix="/lessons", tags=["lessons"])
 # what a quiz question shows before it is answered: its explanation would give the answer away

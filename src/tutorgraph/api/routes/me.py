@@ -5,10 +5,10 @@ from __future__ import annotations
 from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
-from tutorgraph.api.deps import CurrentUser, NowDep, SessionDep
-from tutorgraph.api.unit_of_work import UnitOfWorkRoute
+from tutorgraph.http.deps import CurrentUser, NowDep, SessionDep
+from tutorgraph.http.unit_of_work import UnitOfWorkRoute
+from tutorgraph.ids import DbId
 from tutorgraph.learning import planner, progress, reviews
-from tutorgraph.store.ids import DbId
 
 router = APIRouter(route_class=UnitOfWorkRoute, prefix="/me", tags=["learning loop"])
 

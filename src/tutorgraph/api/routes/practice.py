@@ -7,13 +7,13 @@ from fastapi import APIRouter, Request, status
 from pydantic import BaseModel, Field
 
 from tutorgraph import practice
-from tutorgraph.api.deps import CurrentUser, NowDep, SessionDep, SettingsDep
 from tutorgraph.api.openapi_problems import problem_responses
-from tutorgraph.api.unit_of_work import UnitOfWorkRoute
-from tutorgraph.grading.evaluator import Evaluator, GradeResult
+from tutorgraph.http.deps import CurrentUser, NowDep, SessionDep, SettingsDep
+from tutorgraph.http.unit_of_work import UnitOfWorkRoute
+from tutorgraph.ids import DbId
+from tutorgraph.learner_model.evaluator import Evaluator, GradeResult
 from tutorgraph.learning import planner
 from tutorgraph.limits import check_answer, require_answer
-from tutorgraph.store.ids import DbId
 
 router = APIRouter(route_class=UnitOfWorkRoute, prefix="/practice", tags=["practice"])
 

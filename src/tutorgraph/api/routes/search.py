@@ -7,10 +7,10 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel
 
-from tutorgraph.api.deps import OptionalUser, SessionDep
 from tutorgraph.api.openapi_problems import problem_responses
-from tutorgraph.api.unit_of_work import UnitOfWorkRoute
 from tutorgraph.content.retrieval import SearchHit, SearchIndexes
+from tutorgraph.http.deps import OptionalUser, SessionDep
+from tutorgraph.http.unit_of_work import UnitOfWorkRoute
 from tutorgraph.store import courses
 
 router = APIRouter(route_class=UnitOfWorkRoute, tags=["search"])

@@ -7,11 +7,11 @@ from fastapi import APIRouter, Request, Response
 from pydantic import BaseModel, Field
 
 from tutorgraph import instructor
-from tutorgraph.api.deps import DatabaseDep, InstructorUser, SessionDep
 from tutorgraph.api.openapi_problems import problem_responses
-from tutorgraph.api.unit_of_work import UnitOfWorkRoute
 from tutorgraph.content import quiz_export
-from tutorgraph.learning.refit_schedule import refit
+from tutorgraph.http.deps import DatabaseDep, InstructorUser, SessionDep
+from tutorgraph.http.unit_of_work import UnitOfWorkRoute
+from tutorgraph.learner_model.refit_schedule import refit
 
 router = APIRouter(route_class=UnitOfWorkRoute, prefix="/teach", tags=["instructor"])
 

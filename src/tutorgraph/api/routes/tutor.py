@@ -13,16 +13,16 @@ from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
 
-from tutorgraph.api.deps import CurrentUser, DatabaseDep, RuntimeDep, SessionDep, SettingsDep
 from tutorgraph.api.openapi_problems import problem_responses
 from tutorgraph.api.sse import sse_response
-from tutorgraph.api.unit_of_work import UnitOfWorkRoute
 from tutorgraph.errors import InputError
+from tutorgraph.http.deps import CurrentUser, DatabaseDep, RuntimeDep, SessionDep, SettingsDep
+from tutorgraph.http.unit_of_work import UnitOfWorkRoute
+from tutorgraph.ids import DbId
 from tutorgraph.limits import check_message
 from tutorgraph.offload import run_blocking
 from tutorgraph.store import courses
 from tutorgraph.store.db import Database
-from tutorgraph.store.ids import DbId
 from tutorgraph.store.models import ExplorationSession, Lesson, TutorSession, User
 from tutorgraph.tutor import sessions
 from tutorgraph.tutor.context import Mode

@@ -11,21 +11,21 @@ from pydantic import BaseModel, Field
 from starlette.websockets import WebSocketState
 
 from tutorgraph.api import ws_auth
-from tutorgraph.api.deps import (
+from tutorgraph.api.openapi_problems import problem_responses
+from tutorgraph.api.sse import payload
+from tutorgraph.errors import InputError, TutorgraphError
+from tutorgraph.http.deps import (
     CoordinatorDep,
     CurrentUser,
     DatabaseDep,
     SettingsDep,
     coordinator,
 )
-from tutorgraph.api.openapi_problems import problem_responses
-from tutorgraph.api.sse import payload
-from tutorgraph.api.unit_of_work import UnitOfWorkRoute
-from tutorgraph.errors import InputError, TutorgraphError
+from tutorgraph.http.unit_of_work import UnitOfWorkRoute
+from tutorgraph.ids import DbId
 from tutorgraph.limits import check_message
 from tutorgraph.offload import run_blocking
 from tutorgraph.store.db import Database
-from tutorgraph.store.ids import DbId
 from tutorgraph.tutor.agent_loop import AgentEvent
 from tutorgraph.tutor.context import MODES, Mode
 from tutorgraph.tutor.coordinator import (

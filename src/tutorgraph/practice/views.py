@@ -1,0 +1,86 @@
+"""A round as the API and the Practice page show it: answered questions with their grades, and
+the question waiting for an answer."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel
+from sqlalchemy.orm import Session
+
+from tutorgraph.practice.rounds import Progress, can_retry, open_round
+
+
+class QuestionOut(BaseModel):
+    id: int
+    position: int
+    text: str
+    bloom_level: str
+    type: str
+    attempt: int = 1
+    hint: str = ""  # the path planner's nudge on a question asked again
+
+
+class AnsweredOut(QuestionOut):
+    answer: str
+    result: dict[str, Any]
+    # shown beside the learner's answer once it is graded (empty while the question waits to
+    # be tried again)
+    reference_answer: str
+    can_retry: bool = False
+
+
+class RoundOut(BaseModel):
+    id: str
+    domain: str
+    topic: str
+    status: str
+    total: int
+    answered: list[AnsweredOut]
+    current: QuestionOut | None
+    updated_at: datetime
+
+
+def _question(q: Any) -> QuestionOut:
+    return QuestionOut(
+        id=q.id,
+        position=q.position,
+        text=q.text,
+        bloom_level=str(q.payload.get("bloom_level", "")),
+        type=str(q.payload.get("type", "")),
+        attempt=int(q.payload.get("attempt", 1)),
+        hint=str(q.payload.get("hint", "")),
+    )
+
+
+def round_out(progress: Progress) -> RoundOut:
+    # A question asked again and not yet answered keeps its model answer back until then.
+    pending = {q.source_id for q in progress.questions if q.id not in progress.answers}
+    answered = [
+        AnsweredOut(
+            **_question(q).model_dump(),
+            answer=progress.answers[q.id].answer,
+            result=progress.answers[q.id].result,
+            reference_answer="" if q.source_id in pending else q.reference_answer,
+            can_retry=can_retry(progress, q),
+        )
+        for q in progress.questions
+        if q.id in progress.answers
+    ]
+    current = progress.current
+    return RoundOut(
+        id=progress.session.id,
+        domain=progress.session.domain,
+        topic=progress.session.topic,
+        status=progress.session.status,
+        total=len(progress.questions),
+        answered=answered,
+        current=_question(current) if current is not None else None,
+        updated_at=progress.session.updated_at,
+    )
+
+
+def view_round(*, session: Session, user_id: int, round_id: str) -> RoundOut:
+    """A learner's round as the API and the Practice page show it."""
+    return round_out(open_round(session=session, user_id=user_id, round_id=round_id))
