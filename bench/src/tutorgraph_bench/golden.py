@@ -5,8 +5,10 @@ compares every answer's verdict with `tests/bench/golden/learner_answers_dev.tsv
 parameter or lexicon edit shows in review as the answers whose score or labels it moved. After an
 intended change, rewrite the file and commit it with the change:
 
-    TUTORGRAPH_UPDATE_GOLDEN=1 .venv/bin/pytest tests/bench/test_quality_floor.py
-    .venv/bin/python -m tutorgraph_bench.golden        (the same, without the tests)
+    .venv/bin/python -m tutorgraph_bench.golden
+
+(The tests run with the TUTORGRAPH_* environment cleared, so the rewrite is this command, not a
+test flag.)
 """
 
 from __future__ import annotations
@@ -19,7 +21,6 @@ from tutorgraph_bench.learner_answers import CATEGORIES, Graded, development_hal
 from tutorgraph_bench.splits import DEFAULT_SPLITS, load_split
 
 GOLDEN = Path("tests/bench/golden/learner_answers_dev.tsv")
-UPDATE_VARIABLE = "TUTORGRAPH_UPDATE_GOLDEN"
 COLUMNS = ("question", "category", "voice", "score", "error_type", "misconceptions")
 HEADER = (
     "# Per-answer verdicts of the offline grader on the development half of the learner\n"
@@ -27,8 +28,7 @@ HEADER = (
     "# misconceptions it found ('-': none). tests/bench/test_quality_floor.py fails when\n"
     "# today's grading differs from this file.\n"
     "# After an intended change, rewrite it and commit it with the change:\n"
-    f"#   {UPDATE_VARIABLE}=1 .venv/bin/pytest tests/bench/test_quality_floor.py\n"
-    "#   (or .venv/bin/python -m tutorgraph_bench.golden)\n"
+    "#   .venv/bin/python -m tutorgraph_bench.golden\n"
 )
 
 
