@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.conftest import REPO_CONTENT
-from tutorgraph.bench.report import write_section
-from tutorgraph.bench.tutor import TutorBenchConfig, markdown, run_tutor_benchmark
+from tutorgraph_bench.report import write_section
+from tutorgraph_bench.tutor import TutorBenchConfig, markdown, run_tutor_benchmark
 
 
 def test_the_tutor_benchmark_runs_both_servers_and_reports(tmp_path: Path) -> None:

@@ -14,8 +14,8 @@ from tutorgraph.evals.checks import difficulty
 from tutorgraph.evals.runner import Transcript, TutorRunner
 from tutorgraph.settings import Settings
 from tutorgraph.store.db import Database
-from tutorgraph.tutor._compose import citations
 from tutorgraph.tutor.blocks import strip_blocks
+from tutorgraph.tutor.compose import citations
 from tutorgraph.tutor.context import Mode
 from tutorgraph.tutor.dialogue import Dialogue, move_of
 from tutorgraph.tutor.leaks import states_answer

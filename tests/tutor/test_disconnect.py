@@ -15,9 +15,9 @@ from sqlalchemy import select
 from tests.fakes.live_server import LiveServer
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.tutor.conftest import lesson_id
-from tutorgraph.api.app import create_app
 from tutorgraph.content.retrieval import SearchIndexes
 from tutorgraph.llm import Finish, Message, ScriptedEngine, StreamEvent, TextDelta, ToolSpec
+from tutorgraph.server import create_app
 from tutorgraph.settings import LLMSettings, Settings
 from tutorgraph.store import users
 from tutorgraph.store.db import Database

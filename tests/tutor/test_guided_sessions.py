@@ -13,7 +13,7 @@ from starlette.websockets import WebSocketDisconnect
 
 from tests.conftest import REPO_CONTENT, make_settings, register_and_login
 from tests.tutor.conftest import chat, lesson_id
-from tutorgraph.api.app import create_app
+from tutorgraph.server import create_app
 from tutorgraph.settings import Settings
 from tutorgraph.store.db import Database
 from tutorgraph.store.models import Lesson

@@ -14,8 +14,8 @@ from tests.fakes.live_server import LiveServer
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 from tests.tutor.conftest import chat, lesson_id
 from tests.tutor.test_web_search import FakeSearch
-from tutorgraph.api.app import create_app
 from tutorgraph.llm import ToolCall
+from tutorgraph.server import create_app
 from tutorgraph.settings import LLMSettings, SearchSettings, Settings
 from tutorgraph.store import migrate
 

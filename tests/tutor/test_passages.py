@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tutorgraph.tutor._compose import answer, citations, table_rows
 from tutorgraph.tutor._passages import Passage, relevant
+from tutorgraph.tutor.compose import answer, citations, table_rows
 from tutorgraph.tutor.context import TutorContext
 
 

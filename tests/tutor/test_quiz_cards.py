@@ -130,7 +130,7 @@ def test_an_explore_card_is_graded_without_a_lesson(client: TestClient) -> None:
 
 
 def test_a_quiz_is_due_again_after_two_replies_without_one() -> None:
-    from tutorgraph.tutor._compose import quiz_due
+    from tutorgraph.tutor.compose import quiz_due
 
     card = 'Quick check.\n\n<quiz>{"id": "q1"}</quiz>'
     assert not quiz_due(["an answer"])  # too early

@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from tutorgraph.constructor import analysis, prompts, questions
+from tutorgraph.constructor.parameters import constructor_parameters
 from tutorgraph.constructor.state import ACTIONS, Action, QuizItem, SourceSection, Topic
 from tutorgraph.constructor.text import salient_terms
 from tutorgraph.knowledge.bloom import BloomLevel, QuestionType
@@ -51,7 +52,9 @@ class TopicsOutput(BaseModel):
 class PrerequisiteRequest(BaseModel):
     topics: list[Topic]
     texts: list[str]
-    limit: int = analysis.MAX_PREREQUISITES
+    limit: int = Field(
+        default_factory=lambda: constructor_parameters().prerequisites.max_prerequisites
+    )
 
 
 class TopicPrerequisites(BaseModel):
@@ -131,7 +134,7 @@ async def write_questions(model: Model, request: QuizRequest) -> QuizOutput:
         terms=", ".join(request.topic.key_terms),
         levels=", ".join(level.value for level in request.levels),
         count=request.count,
-        text=request.text[:12000],
+        text=request.text[: constructor_parameters().model_requests.source_chars],
     )
     messages = [Message.system(prompts.QUIZ_SYSTEM), Message.user(user)]
     return await model.structured(QuizOutput, messages, agent=QUIZ_AGENT, inputs=request)
@@ -235,7 +238,8 @@ def register_offline_constructor(engine: OfflineEngine) -> None:
 
 
 def outline(sections: Sequence[SourceSection], titles: dict[str, str]) -> list[OutlineSection]:
-    terms = salient_terms([s.text for s in sections], top=5) if sections else []
+    top = constructor_parameters().model_requests.outline_terms
+    terms = salient_terms([s.text for s in sections], top=top) if sections else []
     return [
         OutlineSection(
             section_id=s.section_id,

@@ -7,7 +7,8 @@ summaries, solutions...) and fold them into the topic they belong to, segment he
 into topics by length and name them by their salient terms, and order prerequisites so the graph
 is acyclic (a topic only depends on topics before it). What it cannot do: understand prose. A
 topic is what the author headed; a prerequisite is lexical (terms introduced earlier and used
-later); it does not invent misconceptions."""
+later); it does not invent misconceptions. Its sizes, caps and weights are parameters: `topics`,
+`key_points` and `prerequisites` in constructor/parameters.yaml."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import re
 from collections.abc import Sequence
 from typing import Protocol
 
+from tutorgraph.constructor.parameters import constructor_parameters
 from tutorgraph.constructor.state import (
     CourseStructure,
     SourceFile,
@@ -32,7 +34,7 @@ from tutorgraph.constructor.text import (
     stems_of,
 )
 from tutorgraph.content.chunking import split_sections
-from tutorgraph.grading._text import normalise
+from tutorgraph.text.tokens import normalise
 
 # Headings that organise a chapter rather than name a topic: their text joins the topic before.
 BOILERPLATE_HEADINGS = frozenset(
@@ -49,13 +51,6 @@ BOILERPLATE_HEADINGS = frozenset(
 _BOILERPLATE_PREFIX = re.compile(
     r"^(exercise|challenge|solution|problem|question|key points|summary)\b", re.I
 )
-MIN_TOPIC_WORDS = 25  # a heading with less text than this joins the topic before it
-SHORT_TOPIC_WORDS = 80  # below this, suggest merging
-LONG_TOPIC_WORDS = 2500  # above this, suggest splitting
-SEGMENT_WORDS = 600  # long heading-less text is cut into topics of about this size
-ONE_TOPIC_WORDS = 2000  # heading-less text up to this long is one topic named by its title
-MAX_PREREQUISITES = 2
-MAX_KEY_POINTS = 5
 _DEPENDENCY_CUE = re.compile(
     r"\b(recall|as we saw|as seen|previous(ly)?|earlier|builds? on|introduced in|"
     r"we (have )?(learned|seen|discussed)|remember that|from the last)\b",
@@ -133,6 +128,7 @@ def draft_topics(file: FileRef, sections: Sequence[SourceSection]) -> list[Topic
     level = _topic_level(sections)
     if level == 0:
         return _segment(file, sections)
+    min_words = constructor_parameters().topics.min_topic_words
     unit_title = _unit_title(file, sections, level)
     drafts: list[TopicDraft] = []
     intro: list[SourceSection] = []
@@ -142,7 +138,7 @@ def draft_topics(file: FileRef, sections: Sequence[SourceSection]) -> list[Topic
             heading is not None
             and section.level == level
             and not is_boilerplate(heading)
-            and section.words + _sub_words(sections, section, level) >= MIN_TOPIC_WORDS
+            and section.words + _sub_words(sections, section, level) >= min_words
         )
         if starts and heading is not None:
             drafts.append(TopicDraft(heading, file.file_id, unit_title))
@@ -176,18 +172,21 @@ def _unit_title(file: FileRef, sections: Sequence[SourceSection], level: int) ->
 
 
 def _segment(file: FileRef, sections: Sequence[SourceSection]) -> list[TopicDraft]:
-    """Heading-less text: consecutive paragraphs cut into topics of about SEGMENT_WORDS."""
+    """Heading-less text: consecutive paragraphs cut into topics of about
+    `topics.segment_words`."""
+    q = constructor_parameters().topics
     paragraphs = [p for s in sections for p in re.split(r"\n\s*\n", s.text) if p.strip()]
-    if sum(s.words for s in sections) <= ONE_TOPIC_WORDS:
+    if sum(s.words for s in sections) <= q.one_topic_words:
         draft = TopicDraft(file.title, file.file_id, file.title)
         draft.sections = list(sections)
         return [draft] if sections else []
     groups: list[list[str]] = [[]]
     for paragraph in paragraphs:
-        if sum(len(p.split()) for p in groups[-1]) >= SEGMENT_WORDS:
+        if sum(len(p.split()) for p in groups[-1]) >= q.segment_words:
             groups.append([])
         groups[-1].append(paragraph)
-    if len(groups) > 1 and sum(len(p.split()) for p in groups[-1]) < SEGMENT_WORDS // 3:
+    short_tail = q.segment_words // q.short_tail_divisor
+    if len(groups) > 1 and sum(len(p.split()) for p in groups[-1]) < short_tail:
         groups[-2].extend(groups.pop())
     texts = ["\n\n".join(g) for g in groups if g]
     terms = salient_terms(texts, top=3) if len(texts) > 1 else [[file.title]]
@@ -222,43 +221,58 @@ def topic_ids(titles: Sequence[str], prefix: str) -> list[str]:
     return ids
 
 
-def key_points(text: str, terms: Sequence[str], *, limit: int = MAX_KEY_POINTS) -> list[str]:
-    """The topic's most informative sentences, in text order: definitions first, then
-    sentences that carry its salient terms; 6 to 45 words, no questions."""
+def key_points(text: str, terms: Sequence[str], *, limit: int | None = None) -> list[str]:
+    """The topic's most informative sentences (at most `limit`, by default
+    `key_points.per_topic`), in text order: definitions first, then sentences that carry its
+    salient terms; no questions, and between `key_points.min_words` and `max_words` words."""
+    q = constructor_parameters().key_points
+    if limit is None:
+        limit = q.per_topic
     term_stems = [stems_of(t) for t in terms]
     scored: list[tuple[float, int, str]] = []
     for index, sentence in enumerate(sentences(text)):
         size = len(sentence.split())
-        if not 6 <= size <= 45 or sentence.endswith("?") or sentence.endswith(":"):
+        if not q.min_words <= size <= q.max_words or sentence.endswith(("?", ":")):
             continue
         stems = stems_of(sentence)
         hits = sum(1 for t in term_stems if t and t <= stems)
-        score = hits + (2.0 if definition_of(sentence) else 0.0) - index * 0.01
+        bonus = q.definition_bonus if definition_of(sentence) else 0.0
+        score = hits + bonus - index * q.position_cost
         if hits or definition_of(sentence):
             scored.append((score, index, sentence))
     if not scored:  # no sentence carries the topic's terms: its opening sentences stand in
-        opening = [s for s in sentences(text) if 6 <= len(s.split()) <= 45 and s[-1] not in "?:"]
-        return opening[:2]
+        opening = [
+            s
+            for s in sentences(text)
+            if q.min_words <= len(s.split()) <= q.max_words and s[-1] not in "?:"
+        ]
+        return opening[: q.opening_sentences]
     best = sorted(scored, key=lambda s: (-s[0], s[1]))[:limit]
     return [sentence for _, _, sentence in sorted(best, key=lambda s: s[1])]
 
 
 def summary_of(text: str) -> str:
-    """The first two prose sentences (at most about 60 words)."""
+    """The first prose sentences: `key_points.summary_sentences` of them, stopping once they
+    pass `summary_max_words`."""
+    q = constructor_parameters().key_points
     picked: list[str] = []
     for sentence in sentences(text):
         if sentence.endswith(("?", ":")):
             continue
         picked.append(sentence)
-        if len(picked) == 2 or sum(len(s.split()) for s in picked) > 45:
+        if (
+            len(picked) == q.summary_sentences
+            or sum(len(s.split()) for s in picked) > q.summary_max_words
+        ):
             break
     return " ".join(picked)
 
 
 def prerequisites(topics: Sequence[Topic], texts: Sequence[str]) -> list[list[str]]:
-    """For each topic, up to MAX_PREREQUISITES earlier topics it builds on: ones whose
-    introduced terms (terms first used there) it uses, or whose title it names; dependency cues
-    ("recall", "as we saw") and the topic right before it weigh extra."""
+    """For each topic, up to `prerequisites.max_prerequisites` earlier topics it builds on: ones
+    whose introduced terms (terms first used there) it uses, or whose title it names; dependency
+    cues ("recall", "as we saw") and the topic right before it weigh extra."""
+    q = constructor_parameters().prerequisites
     first_seen: dict[frozenset[str], int] = {}
     term_stems = [[frozenset(stems_of(t)) for t in topic.key_terms] for topic in topics]
     text_stems = [stems_of(text) for text in texts]
@@ -274,15 +288,15 @@ def prerequisites(topics: Sequence[Topic], texts: Sequence[str]) -> list[list[st
             introduced = [t for t in term_stems[earlier] if first_seen.get(t) == earlier]
             used = sum(1 for t in introduced if t <= text_stems[index])
             named = stems_of(topics[earlier].title) <= text_stems[index]
-            score = used + (1.5 if named else 0.0)
+            score = used + (q.title_named if named else 0.0)
             if score and cued:
-                score += 0.5
+                score += q.cue_bonus
             if score and earlier == index - 1 and topic.unit_id == topics[earlier].unit_id:
-                score += 0.5
-            if score >= 2:
+                score += q.previous_topic_bonus
+            if score >= q.min_score:
                 scores.append((score, earlier))
         scores.sort(key=lambda s: (-s[0], -s[1]))
-        result.append([topics[e].topic_id for _, e in scores[:MAX_PREREQUISITES]])
+        result.append([topics[e].topic_id for _, e in scores[: q.max_prerequisites]])
     return result
 
 
@@ -346,11 +360,12 @@ def structure_issues(structure: CourseStructure) -> list[str]:
 def suggestions(structure: CourseStructure) -> list[Suggestion]:
     """Reorganisation the author may want: merge short topics, split long ones, and move a
     topic after a prerequisite that comes later in the course."""
+    q = constructor_parameters().topics
     found: list[Suggestion] = []
     order = {t.topic_id: i for i, t in enumerate(structure.ordered_topics())}
     previous: Topic | None = None
     for topic in structure.ordered_topics():
-        if topic.words < SHORT_TOPIC_WORDS and previous is not None:
+        if topic.words < q.short_topic_words and previous is not None:
             found.append(
                 Suggestion(
                     kind="merge",
@@ -358,7 +373,7 @@ def suggestions(structure: CourseStructure) -> list[Suggestion]:
                     reason=f"{topic.title!r} has only {topic.words} words",
                 )
             )
-        if topic.words > LONG_TOPIC_WORDS:
+        if topic.words > q.long_topic_words:
             found.append(
                 Suggestion(
                     kind="split",
@@ -397,6 +412,7 @@ def earlier_only(topics: Sequence[Topic], proposed: dict[str, list[str]]) -> dic
     """Proposed prerequisites kept only where they name an earlier topic: a structure built
     this way has no cycles, whatever a model proposed."""
     position = {t.topic_id: i for i, t in enumerate(topics)}
+    most = constructor_parameters().prerequisites.max_prerequisites
     kept: dict[str, list[str]] = {}
     for topic in topics:
         wanted = proposed.get(topic.topic_id, [])
@@ -404,7 +420,7 @@ def earlier_only(topics: Sequence[Topic], proposed: dict[str, list[str]]) -> dic
             p
             for p in dict.fromkeys(wanted)
             if p in position and position[p] < position[topic.topic_id]
-        ][:MAX_PREREQUISITES]
+        ][:most]
     return kept
 
 

@@ -7,11 +7,14 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
+from tutorgraph.constructor.parameters import constructor_parameters
 from tutorgraph.constructor.state import ConstructorState, ProgressEvent
 from tutorgraph.content.extract import ExtractionLimits
 from tutorgraph.llm import Model
 
-ITEMS_PER_TOPIC = 4
+
+def _items_per_topic() -> int:
+    return constructor_parameters().quiz_writer.items_per_topic
 
 
 @dataclass(frozen=True)
@@ -34,4 +37,4 @@ class ConstructorContext:
     publish: Callable[[ConstructorState], Awaitable[str]]
     progress: Callable[[ProgressEvent], None] = field(default=lambda _event: None)
     limits: ExtractionLimits = field(default_factory=ExtractionLimits)
-    items_per_topic: int = ITEMS_PER_TOPIC
+    items_per_topic: int = field(default_factory=_items_per_topic)

@@ -1,7 +1,8 @@
 """The quiz checks, whichever engine wrote the items (used by quiz generation and validation):
 an item is answerable when a BM25 search of the sources with the question alone finds its
 evidence in the top results; it leaks when the question states most of its own key points; two
-items duplicate when their content words mostly coincide."""
+items duplicate when their content words mostly coincide. How many results, how much and how
+mostly are parameters: `item_checks` in constructor/parameters.yaml."""
 
 from __future__ import annotations
 
@@ -9,17 +10,12 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 import bm25s
-import Stemmer
 
+from tutorgraph.constructor.parameters import constructor_parameters
 from tutorgraph.constructor.state import QuizItem, SourceChunk
 from tutorgraph.constructor.text import FENCE_BLOCK, overlap, stems_of
-from tutorgraph.grading._text import normalise
-
-ANSWERABLE_TOP_K = 3
-ANSWERABLE_COVERAGE = 0.7  # share of the evidence's content stems a retrieved chunk must hold
-LEAK_SHARE = 0.6  # a question holding this share of a key point's content stems gives it away
-DUPLICATE_SHARE = 0.8
-_STEMMER = Stemmer.Stemmer("english")
+from tutorgraph.text.stemming import stem_words
+from tutorgraph.text.tokens import normalise
 
 
 class EvidenceIndex:
@@ -48,7 +44,7 @@ class EvidenceIndex:
 
     @staticmethod
     def _tokens(texts: Sequence[str]) -> bm25s.tokenization.Tokenized:
-        return bm25s.tokenize(list(texts), stopwords="en", stemmer=_STEMMER, show_progress=False)
+        return bm25s.tokenize(list(texts), stopwords="en", stemmer=stem_words, show_progress=False)
 
     def search(self, query: str, *, k: int) -> list[SourceChunk]:
         if not self.chunks:
@@ -64,13 +60,14 @@ class EvidenceIndex:
     def evidence_for(self, item: QuizItem) -> SourceChunk | None:
         """The retrieved chunk that holds the item's evidence, searching with the question
         only (the reference answer is not part of the query)."""
+        q = constructor_parameters().item_checks
         wanted = normalise(item.evidence)
         wanted_stems = stems_of(item.evidence)
-        for chunk in self.search(item.text, k=ANSWERABLE_TOP_K):
+        for chunk in self.search(item.text, k=q.answerable_top_k):
             text = normalise(chunk.text)
             if wanted and wanted in text:
                 return chunk
-            if overlap(wanted_stems, stems_of(chunk.text)) >= ANSWERABLE_COVERAGE:
+            if overlap(wanted_stems, stems_of(chunk.text)) >= q.answerable_coverage:
                 return chunk
         return None
 
@@ -79,26 +76,27 @@ def leaks(item: QuizItem) -> bool:
     """The question's words state most of one of its own key points. A code block in the
     question is left out: a program's output repeats its print statements' words without
     giving away what it computes."""
+    q = constructor_parameters().item_checks
     asked = stems_of(FENCE_BLOCK.sub(" ", item.text))
     for point in item.key_points:
         point_stems = stems_of(point)
-        if len(point_stems) >= 3 and overlap(point_stems, asked) >= LEAK_SHARE:
+        if len(point_stems) >= q.leak_min_stems and overlap(point_stems, asked) >= q.leak_share:
             return True
     return False
 
 
 def duplicates(items: Sequence[QuizItem]) -> dict[str, str]:
     """item id -> the earlier item it duplicates."""
+    same = constructor_parameters().item_checks.duplicate_share
     seen: list[tuple[str, set[str], set[str]]] = []
     found: dict[str, str] = {}
     for item in items:
         question, answer = stems_of(item.text), stems_of(item.reference_answer)
         for other_id, other_q, other_a in seen:
             same_question = question == other_q or (
-                overlap(question, other_q) >= DUPLICATE_SHARE
-                and overlap(other_q, question) >= DUPLICATE_SHARE
+                overlap(question, other_q) >= same and overlap(other_q, question) >= same
             )
-            if same_question and overlap(answer, other_a) >= DUPLICATE_SHARE:
+            if same_question and overlap(answer, other_a) >= same:
                 found[item.item_id] = other_id
                 break
         else:

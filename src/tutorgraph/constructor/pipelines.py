@@ -14,6 +14,7 @@ from tutorgraph import offload
 from tutorgraph.constructor import agents, analysis, readiness
 from tutorgraph.constructor.context import ConstructorContext
 from tutorgraph.constructor.item_checks import EvidenceIndex, check_items
+from tutorgraph.constructor.parameters import constructor_parameters
 from tutorgraph.constructor.state import (
     CourseStructure,
     FileFailure,
@@ -210,7 +211,7 @@ async def group_into_units(
     by_id = {s.section_id: s for s in state.get("sections", [])}
     ids = analysis.topic_ids([t.title for t in proposal.topics], "")
     texts = ["\n\n".join(by_id[s].text for s in t.section_ids) for t in proposal.topics]
-    terms = salient_terms(texts, top=8) if texts else []
+    terms = salient_terms(texts, top=constructor_parameters().topics.key_terms) if texts else []
     topics = []
     for topic_id, proposed, text, key_terms in zip(ids, proposal.topics, texts, terms, strict=True):
         sections = [by_id[s] for s in proposed.section_ids]
@@ -330,9 +331,9 @@ class QuizState(TypedDict, total=False):
 
 def bloom_plan(topic: Topic) -> list[BloomLevel]:
     """The Bloom levels a topic's questions should reach: recall to application for every
-    topic, analysis and evaluation for long ones."""
+    topic, analysis and evaluation for long ones (`model_requests.analysis_min_words`)."""
     levels = [BloomLevel.REMEMBER, BloomLevel.UNDERSTAND, BloomLevel.APPLY]
-    if topic.words >= 400:
+    if topic.words >= constructor_parameters().model_requests.analysis_min_words:
         levels += [BloomLevel.ANALYZE, BloomLevel.EVALUATE]
     return levels
 

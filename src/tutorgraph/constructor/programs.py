@@ -2,7 +2,8 @@
 shows is asked about ("what does this code show?", "what goes wrong, and why?"), with the
 prose that explains it as the answer's why, and shown with the lines of the lesson's earlier
 programs that define the names it uses. See `program_questions` for what is asked and what is
-left out; `questions.py` turns these into quiz items."""
+left out; `questions.py` turns these into quiz items. Its sizes are parameters: `programs` in
+constructor/parameters.yaml."""
 
 from __future__ import annotations
 
@@ -13,11 +14,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from tutorgraph.constructor.parameters import constructor_parameters
 from tutorgraph.constructor.text import INSTRUCTION, OUTPUT_FENCES, sentences, stands_alone
-from tutorgraph.grading._text import STOPWORDS
 from tutorgraph.knowledge.bloom import QuestionType
-
-MAX_CODE_LINES = 14
+from tutorgraph.text.stopwords import ANSWER_STOPWORDS
 
 
 @dataclass(frozen=True)
@@ -78,12 +78,14 @@ def program_questions(topic: str, text: str, earlier: str = "") -> list[ProgramQ
 
     Code the source does not run, that nothing explains or shows, or whose output no reader
     can predict (the clock, random numbers) is left out."""
+    q = constructor_parameters().programs
     found = []
     blocks = _blocks(text)
     before = _programs(_blocks(earlier))
     for index, (kind, body) in enumerate(blocks):
         lines = body.splitlines()
-        if kind in OUTPUT_FENCES or kind == "prose" or not 2 <= len(lines) <= MAX_CODE_LINES:
+        sized = q.min_code_lines <= len(lines) <= q.max_code_lines
+        if kind in OUTPUT_FENCES or kind == "prose" or not sized:
             continue
         printed, error, after = _shown(blocks, index)
         if printed and _UNPREDICTABLE.search(body):
@@ -134,8 +136,6 @@ _ELIDED = re.compile(r"(^|\s)(\.\.\.|…)(\s|\]|$)")
 
 # Names a program may use without defining them: Python's builtins.
 _BUILTINS = frozenset(dir(builtins))
-MAX_CONTEXT_LINES = 8  # the earlier lines a program may be shown with
-_CONTEXT_DEPTH = 3  # a definition may use a name defined earlier still, this many times over
 
 
 def with_context(program: str, before: Sequence[str]) -> str | None:
@@ -144,15 +144,16 @@ def with_context(program: str, before: Sequence[str]) -> str | None:
     is shown with "odds = [1, 3, 5, 7]"; the latest definition of each name, and the
     definitions those need in turn. The program alone when it needs none; None when a name
     it uses is defined nowhere before it (the question could not be answered from what it
-    shows) or the context would be long. A program that is not valid Python (an error
-    example) is shown as it is."""
+    shows) or the context would be long (`programs.max_context_lines`). A program that is not
+    valid Python (an error example) is shown as it is."""
+    q = constructor_parameters().programs
     tree = _parsed(program)
     if tree is None:
         return program
     wanted = [(name, (len(before), 0)) for name in _free_names(tree)]
     # (program, line) -> the statement and its source
     chosen: dict[tuple[int, int], tuple[ast.stmt, str]] = {}
-    for _ in range(_CONTEXT_DEPTH):
+    for _ in range(q.context_depth):
         if not wanted:
             break
         needed: list[tuple[str, tuple[int, int]]] = []
@@ -174,7 +175,7 @@ def with_context(program: str, before: Sequence[str]) -> str | None:
     if not chosen:
         return program
     context = [chosen[position][1] for position in sorted(chosen)]
-    if sum(len(source.splitlines()) for source in context) > MAX_CONTEXT_LINES:
+    if sum(len(source.splitlines()) for source in context) > q.max_context_lines:
         return None
     return "\n".join(context) + "\n\n" + program
 
@@ -257,9 +258,6 @@ def _free_names(tree: ast.Module) -> set[str]:
     return read - bound - _BUILTINS
 
 
-MAX_OUTPUT_LINES = 12
-
-
 def _shown(blocks: Sequence[tuple[str, str]], index: int) -> tuple[list[str], str, int]:
     """What the source shows a program print (its output lines) and the error it stops with,
     from the output and error blocks right after it; and the index of the block after them."""
@@ -274,8 +272,9 @@ def _shown(blocks: Sequence[tuple[str, str]], index: int) -> tuple[list[str], st
         else:
             printed += [line.strip() for line in lines]
         after += 1
-    if len(printed) > MAX_OUTPUT_LINES:
-        printed = [*printed[:MAX_OUTPUT_LINES], "…"]  # shown in part: not asked for
+    most = constructor_parameters().programs.max_output_lines
+    if len(printed) > most:
+        printed = [*printed[:most], "…"]  # shown in part: not asked for
     return printed, error, after
 
 
@@ -307,6 +306,7 @@ def _cause(blocks: Sequence[tuple[str, str]], index: int, after: int, error: str
     that introduces the program, when it names the program's variables with a cause cue ("In
     the following example, `count` should have been defined before the loop:"). A sentence
     that does neither is about something else and is left out."""
+    q = constructor_parameters().programs
     about = code_names(blocks[index][1]) | code_names(error)
     found: list[str] = []
     if after < len(blocks) and blocks[after][0] == "prose":
@@ -314,7 +314,7 @@ def _cause(blocks: Sequence[tuple[str, str]], index: int, after: int, error: str
             if _NEXT_POINT.match(sentence) or sentence.rstrip().endswith(":"):
                 break
             if (
-                6 <= len(sentence.split()) <= 45
+                q.explanation_min_words <= len(sentence.split()) <= q.explanation_max_words
                 and _about_the_program(sentence)
                 and (
                     _REASON.search(sentence)
@@ -326,12 +326,12 @@ def _cause(blocks: Sequence[tuple[str, str]], index: int, after: int, error: str
         found = [
             _LEAD_IN.sub("", sentence).rstrip(" :.") + "."
             for sentence in sentences(blocks[index - 1][1])
-            if 6 <= len(sentence.split()) <= 45
+            if q.explanation_min_words <= len(sentence.split()) <= q.explanation_max_words
             and "?" not in sentence
             and _CAUSE.search(sentence)
             and _names_any(sentence, defined_names(blocks[index][1]))
         ][-1:]
-    return [sentence[:1].upper() + sentence[1:] for sentence in found[:2]]
+    return [sentence[:1].upper() + sentence[1:] for sentence in found[: q.explanation_sentences]]
 
 
 _LEAD_IN = re.compile(r"^(in|for) (the|this) (following|next) (example|code|program),\s*", re.I)
@@ -359,7 +359,7 @@ def code_names(code: str) -> set[str]:
     the words a sentence must share with it to be about it."""
     bare = _STRING_OR_COMMENT.sub(" ", code)
     names = {w.lower() for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]{2,}", bare)}
-    return names - _KEYWORDS - STOPWORDS
+    return names - _KEYWORDS - ANSWER_STOPWORDS
 
 
 def _names_any(sentence: str, names: set[str]) -> bool:
@@ -377,6 +377,7 @@ def _explanation(blocks: Sequence[tuple[str, str]], index: int) -> list[str]:
     """The prose sentences that explain a code block: sentences of the paragraph before it,
     or after it (and its output), that name something the code uses (not a word of its
     strings or comments); lead-ins, questions and instructions are left out."""
+    q = constructor_parameters().programs
     names = code_names(blocks[index][1])
     after = index + 1
     while after < len(blocks) and blocks[after][0] in OUTPUT_FENCES:
@@ -386,8 +387,10 @@ def _explanation(blocks: Sequence[tuple[str, str]], index: int) -> list[str]:
         found = [
             s
             for s in sentences(blocks[position][1])
-            if stands_alone(s) and 6 <= len(s.split()) <= 45 and _names_any(s, names)
+            if stands_alone(s)
+            and q.explanation_min_words <= len(s.split()) <= q.explanation_max_words
+            and _names_any(s, names)
         ]
         if found:
-            return found[:2]
+            return found[: q.explanation_sentences]
     return []

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import TypeVar
 
 import yaml
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from tutorgraph.constructor.parameters import constructor_parameters
 from tutorgraph.constructor.state import ConstructorState, CourseStructure, QuizBank, SourceSection
 from tutorgraph.constructor.text import slugify
 from tutorgraph.content.manifest import (
@@ -27,11 +27,19 @@ from tutorgraph.content.seeding import SeedReport, upsert_course
 from tutorgraph.errors import InputError
 from tutorgraph.knowledge import Domain, KnowledgeBase, parse_domain, register_authored
 from tutorgraph.knowledge.loader import KnowledgeBaseError, shipped_domains
-from tutorgraph.store.models import AuthoredDomain, LearningPath, utcnow
+from tutorgraph.store import constructor as stored
+from tutorgraph.store import courses
+from tutorgraph.store.models import LearningPath
 
-TARGET_CONFIDENCE = {"junior": 0.7, "mid": 0.75, "senior": 0.85, "staff": 0.9}
 T = TypeVar("T")
 _IMAGE_REF = re.compile(r"!\[([^\]]*)\]\(([^)\s]+)\)")
+
+
+def target_confidence() -> dict[str, float]:
+    """The target confidence a published course sets for each level, junior first
+    (`published_targets` in constructor/parameters.yaml)."""
+    q = constructor_parameters().published_targets
+    return {"junior": q.junior, "mid": q.mid, "senior": q.senior, "staff": q.staff}
 
 
 def kb_topic_id(slug: str, topic_id: str) -> str:
@@ -134,6 +142,7 @@ def build_domain(state: ConstructorState, slug: str) -> KnowledgeBase:
     structure = _need(state.get("structure"), "there is no approved structure")
     bank: QuizBank = state.get("quiz_bank") or QuizBank()
     ordered = structure.ordered_topics()
+    targets = target_confidence()
     topics = []
     for position, topic in enumerate(ordered):
         items = [i for i in bank.kept() if i.topic_id == topic.topic_id]
@@ -142,9 +151,9 @@ def build_domain(state: ConstructorState, slug: str) -> KnowledgeBase:
                 "id": kb_topic_id(slug, topic.topic_id),
                 "title": topic.title,
                 "summary": topic.summary or f"{topic.title}.",
-                "target_levels": list(TARGET_CONFIDENCE),
+                "target_levels": list(targets),
                 "prerequisites": [kb_topic_id(slug, p) for p in topic.prerequisites],
-                "target_confidence": TARGET_CONFIDENCE,
+                "target_confidence": targets,
                 "difficulty": 1 + (4 * position) // max(1, len(ordered)),
                 "key_points": topic.key_points or [topic.summary or topic.title],
                 "questions": [
@@ -190,10 +199,7 @@ def choose_slug(session: Session, title: str, current: str | None) -> str:
         return current
     base = slugify(title or "course", limit=60)
     slug, n = base, 2
-    while (
-        session.scalar(select(LearningPath.id).where(LearningPath.slug == slug)) is not None
-        or slug in shipped_domains()
-    ):
+    while courses.slug_taken(session=session, slug=slug) or slug in shipped_domains():
         slug, n = f"{base}-{n}", n + 1
     return slug
 
@@ -216,17 +222,11 @@ def publish_course(
     known to this process."""
     course = build_course(state, slug, image_base)
     kb = build_domain(state, slug)
-    existing = session.scalar(select(LearningPath).where(LearningPath.slug == slug))
+    existing = courses.course_with_slug(session=session, slug=slug)
     if existing is not None and existing.created_by != owner_id:
         raise InputError(f"course {slug!r} belongs to someone else")
     path = upsert_course(session=session, course=course, report=SeedReport(), owner_id=owner_id)
-    row = session.get(AuthoredDomain, slug)
-    if row is None:
-        row = AuthoredDomain(name=slug, learning_path_id=path.id, document="")
-        session.add(row)
-    row.document = domain_yaml(kb)
-    row.updated_at = utcnow()
-    session.flush()
+    stored.save_authored_domain(session, name=slug, course_id=path.id, document=domain_yaml(kb))
     register_authored(kb)
     return path
 
@@ -234,7 +234,7 @@ def publish_course(
 def load_authored_domains(session: Session) -> int:
     """Register every published course's domain (at start-up); a broken one is skipped."""
     count = 0
-    for row in session.scalars(select(AuthoredDomain)):
+    for row in stored.authored_domains(session):
         try:
             register_authored(parse_domain(row.document, source=f"authored domain {row.name}"))
             count += 1

@@ -6,7 +6,7 @@ the author's own words and every key point is a clause the sources state:
 |------------|------------|--------------------------------------------|---------------------------|
 | remember   | conceptual | "X is a ..." / "X means ..." (X a term)    | In <topic>, what is X?    |
 | remember   | conceptual | a statement naming a concept of the topic  | Fill in the blank: ...    |
-|            |            | once (asked last, at most BLANKS_PER_TOPIC)| (the concept blanked out) |
+|            |            | once (asked last, at most blanks_per_topic)| (the concept blanked out) |
 | understand | conceptual | "<fact> because / so that / in order to    | <fact>. Why? / What is    |
 |            |            | <reason>", "Because <reason>, <fact>"      | this for? (the reason is  |
 |            |            | (a fact that stands alone)                 | the key point)            |
@@ -28,7 +28,8 @@ true of its exercise only). The program rows are `programs.py`'s (what it shows 
 with, and what it leaves out). The offline writer does not write evaluate or create
 questions: it cannot judge trade-offs. Whichever engine writes a quiz, `item_checks.py`
 checks it. The writer cannot judge whether a question is interesting, and its questions are only
-as grammatical as the templates."""
+as grammatical as the templates. How many items, and the sentence lengths each template takes,
+are parameters: `quiz_writer` in constructor/parameters.yaml."""
 
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tutorgraph.constructor.context import ITEMS_PER_TOPIC
+from tutorgraph.constructor.parameters import constructor_parameters
 from tutorgraph.constructor.programs import program_questions
 from tutorgraph.constructor.state import QuizItem, Topic
 from tutorgraph.constructor.text import (
@@ -46,8 +47,8 @@ from tutorgraph.constructor.text import (
     stands_alone,
     stems_of,
 )
-from tutorgraph.grading._text import normalise
 from tutorgraph.knowledge.bloom import BloomLevel, QuestionType
+from tutorgraph.text.tokens import normalise
 
 _PURPOSE = re.compile(
     r"\b(because|so that|in order to|allows?|lets|enables?|prevents?|ensures?|avoids?|"
@@ -67,8 +68,12 @@ class TopicMaterial:
     earlier: str = ""
 
 
-def write_questions(material: TopicMaterial, *, wanted: int = ITEMS_PER_TOPIC) -> list[QuizItem]:
-    """Up to `wanted` questions on one topic, one per template family first, climbing Bloom."""
+def write_questions(material: TopicMaterial, *, wanted: int | None = None) -> list[QuizItem]:
+    """Up to `wanted` (by default `quiz_writer.items_per_topic`) questions on one topic, one per
+    template family first, climbing Bloom."""
+    q = constructor_parameters().quiz_writer
+    if wanted is None:
+        wanted = q.items_per_topic
     topic = material.topic
     prose = lesson_prose(material.text)
     sents = [s for s in sentences(prose) if stands_alone(s)]
@@ -93,7 +98,7 @@ def write_questions(material: TopicMaterial, *, wanted: int = ITEMS_PER_TOPIC) -
         for i in range(max((len(f) for f in families), default=0))
         for family in families
         if i < len(family)
-    ] + _blanks(topic, sents, terms, prose, material.text)[:BLANKS_PER_TOPIC]
+    ] + _blanks(topic, sents, terms, prose, material.text)[: q.blanks_per_topic]
     chosen: list[QuizItem] = []
     used_evidence: set[str] = set()
     # One per Bloom level first (breadth), then fill by order.
@@ -192,13 +197,21 @@ _MEANS = re.compile(
 
 def _definitions(topic: Topic, sents: Sequence[str], terms: set[str]) -> list[QuizItem]:
     """ "X is a ..." / "X means ..." where X is a term of the topic: "what is X?"."""
+    q = constructor_parameters().quiz_writer
     items = []
     for sentence in sents:
         match = _IS_A.match(sentence) or _MEANS.match(sentence)
-        if match is None or definition_of(sentence) is None or len(sentence.split()) > 45:
+        if (
+            match is None
+            or definition_of(sentence) is None
+            or len(sentence.split()) > q.definition_max_words
+        ):
             continue
         term = match.group("term").strip(" `'")
-        if normalise(term) not in terms or len(match.group("rest").split()) < 4:
+        if (
+            normalise(term) not in terms
+            or len(match.group("rest").split()) < q.definition_min_words
+        ):
             continue
         plural = match.group("verb").lower() == "are"
         article = (match.group("article") or "").strip().lower()
@@ -230,9 +243,11 @@ def _subject_term(sentence: str, terms: set[str]) -> str | None:
 
 def _purposes(topic: Topic, sents: Sequence[str], terms: set[str]) -> list[QuizItem]:
     """A sentence that opens with a term and says what it is for or why: "what does X do?"."""
+    q = constructor_parameters().quiz_writer
     items = []
     for sentence in sents:
-        if not _PURPOSE.search(sentence) or not 8 <= len(sentence.split()) <= 45:
+        size = len(sentence.split())
+        if not _PURPOSE.search(sentence) or not q.purpose_min_words <= size <= q.purpose_max_words:
             continue
         term = _subject_term(sentence, terms)
         if term is None or definition_of(sentence) is not None:
@@ -267,8 +282,6 @@ _AIM = re.compile(
 )
 _LEADING_REASON = re.compile(r"^because\s+(?P<reason>[^,]{10,}),\s+(?P<fact>.+)$", re.I)
 _ASKS = ((_REASON, "Why?"), (_AIM, "What is this for?"))
-FACT_MIN_WORDS = 5
-REASON_MIN_WORDS = 4
 # A fact that needs the sentence before it ("It...", "This...") is not asked...
 _NEEDS_CONTEXT = re.compile(
     r"^(it|this|that|these|those|they|he|she|we|you|here|there)\b"
@@ -284,9 +297,14 @@ def _reasons(topic: Topic, sents: Sequence[str]) -> list[QuizItem]:
     waits in TIME_WAIT ... so that delayed segments cannot be mistaken for a new one"): the
     question states the fact and asks why ("... What is this for?"); the key point is the
     reason, in the source's words."""
+    q = constructor_parameters().quiz_writer
     items = []
     for sentence in sents:
-        if not 10 <= len(sentence.split()) <= 45 or _AN_EXAMPLE.search(sentence):
+        size = len(sentence.split())
+        if (
+            not q.reason_sentence_min_words <= size <= q.reason_sentence_max_words
+            or _AN_EXAMPLE.search(sentence)
+        ):
             continue
         leading = _LEADING_REASON.match(sentence)
         for cue, ask in _ASKS:
@@ -301,8 +319,8 @@ def _reasons(topic: Topic, sents: Sequence[str]) -> list[QuizItem]:
             else:
                 continue
             if (
-                len(fact.split()) < FACT_MIN_WORDS
-                or len(reason.split()) < REASON_MIN_WORDS
+                len(fact.split()) < q.fact_min_words
+                or len(reason.split()) < q.reason_min_words
                 or _NEEDS_CONTEXT.match(fact)
                 or "`" in fact
                 or not re.search(r"[\w)\"']$", fact)  # "... i.e." / "... enough:" cut short
@@ -322,7 +340,6 @@ def _reasons(topic: Topic, sents: Sequence[str]) -> list[QuizItem]:
 
 
 BLANK = "_____"
-BLANK_MIN_MENTIONS = 3  # a one-word term is asked only when the topic keeps coming back to it
 # One-word salient "terms" that are judgements or manner, not the topic's concepts.
 _NOT_A_CONCEPT = frozenset(
     [
@@ -355,7 +372,6 @@ _NOT_A_CONCEPT = frozenset(
         "whole",
     ]
 )
-BLANKS_PER_TOPIC = 2  # fill-in-the-blank items are the easiest to write: they may not fill a topic
 
 
 def _blanks(
@@ -363,22 +379,25 @@ def _blanks(
 ) -> list[QuizItem]:
     """A statement that names one of the topic's concepts once: the concept blanked out ("In
     slow start the _____ doubles every round trip"), to be filled in. A concept is a term of
-    several words, or one the topic's text names BLANK_MIN_MENTIONS times, that is no judgement
+    several words the topic's text names `quiz_writer.phrase_min_mentions` times, or a word it
+    names `blank_min_mentions` times (it keeps coming back to it), that is no judgement
     ("important") and not the title's; the longest is asked, one question per concept. `prose`
-    is the topic's `text` without its exercises."""
+    is the topic's `text` without its exercises. Fill-in-the-blank items are the easiest to
+    write: `write_questions` asks at most `blanks_per_topic` of them, last."""
+    q = constructor_parameters().quiz_writer
     title = normalise(topic.title)
     said_in_topic = f" {normalise(prose)} "
     mentions = {t: said_in_topic.count(f" {t} ") for t in terms}
     concepts = {
         t
         for t in terms
-        if len(t) >= 4
+        if len(t) >= q.concept_min_chars
         and t not in _NOT_A_CONCEPT
         and not t.endswith("ly")
         and "'" not in t  # "we've seen"
         and not t.startswith(("not ", "no "))  # "not exist": a verb phrase, not a concept
         and not t.endswith("ing")  # "converting": an action of the text, not its concept
-        and mentions[t] >= (BLANK_MIN_MENTIONS if " " not in t else 2)
+        and mentions[t] >= (q.blank_min_mentions if " " not in t else q.phrase_min_mentions)
         and not (stems_of(t) & stems_of(title))
     }
     listed = _list_items(text)
@@ -387,7 +406,7 @@ def _blanks(
     for sentence in sents:
         said = f" {normalise(sentence)} "
         if (
-            not 8 <= len(sentence.split()) <= 35
+            not q.blank_min_words <= len(sentence.split()) <= q.blank_max_words
             or _AN_EXAMPLE.search(sentence)
             or _POINTS_ELSEWHERE.search(sentence)
             or "`" in sentence
@@ -433,18 +452,20 @@ def _list_items(text: str) -> list[str]:
 def _gives_away(term: str, blanked: str) -> bool:
     """The sentence around the blank names the concept another way: "docstring" around a blanked
     "string", "convert" around "converting", "files" around "filenames"."""
+    least = constructor_parameters().quiz_writer.give_away_min_chars
     wanted = normalise(term).replace(" ", "")
     for stem in stems_of(blanked.replace(BLANK, " ")):
-        if len(stem) >= 4 and stem in wanted:
+        if len(stem) >= least and stem in wanted:
             return True
-    around = {w for w in normalise(blanked.replace(BLANK, " ")).split() if len(w) >= 4}
+    around = {w for w in normalise(blanked.replace(BLANK, " ")).split() if len(w) >= least}
     return any(wanted in word for word in around)
 
 
 def _clauses(sentence: str) -> list[str]:
     """A sentence cut at its cause/purpose cue into key points (the whole when it cannot be)."""
+    least = constructor_parameters().quiz_writer.clause_min_chars
     match = _PURPOSE.search(sentence)
-    if match and match.start() > 15 and len(sentence) - match.end() > 15:
+    if match and match.start() > least and len(sentence) - match.end() > least:
         return [sentence[: match.start()].strip(" ,;"), sentence[match.start() :].strip(" .")]
     return [sentence.rstrip(".")]
 
@@ -459,6 +480,7 @@ _HYPOTHETICAL = re.compile(
 def _use_when(topic: Topic, sents: Sequence[str], terms: set[str]) -> list[QuizItem]:
     """ "Use X when/to ..." where X is a topic term and the sentence states a rule, not one
     case or an analogy: "when would you use X?"."""
+    q = constructor_parameters().quiz_writer
     items = []
     for sentence in sents:
         match = re.search(
@@ -466,7 +488,11 @@ def _use_when(topic: Topic, sents: Sequence[str], terms: set[str]) -> list[QuizI
             sentence,
             re.I,
         )
-        if match is None or not 8 <= len(sentence.split()) <= 45 or _HYPOTHETICAL.search(sentence):
+        if (
+            match is None
+            or not q.use_when_min_words <= len(sentence.split()) <= q.use_when_max_words
+            or _HYPOTHETICAL.search(sentence)
+        ):
             continue
         term = normalise(match.group("term"))
         if term not in terms:
@@ -488,10 +514,15 @@ def _use_when(topic: Topic, sents: Sequence[str], terms: set[str]) -> list[QuizI
 
 def _contrasts(topic: Topic, sents: Sequence[str], terms: set[str]) -> list[QuizItem]:
     """ "X ..., whereas Y ..." with two topic terms on either side of the contrast word."""
+    q = constructor_parameters().quiz_writer
     items = []
     for sentence in sents:
         cue = _CONTRAST.search(sentence)
-        if cue is None or not 8 <= len(sentence.split()) <= 50 or _AN_EXAMPLE.search(sentence):
+        if (
+            cue is None
+            or not q.contrast_min_words <= len(sentence.split()) <= q.contrast_max_words
+            or _AN_EXAMPLE.search(sentence)
+        ):
             continue
         before = normalise(sentence[: cue.start()])
         after = normalise(sentence[cue.end() :])

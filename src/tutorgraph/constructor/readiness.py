@@ -1,17 +1,24 @@
 """The readiness report: weighted checks of content, structure and quiz bank, a 0-100 score,
-and the reasons behind it.
+and the reasons behind it. The weights and bars are parameters (`readiness` in
+constructor/parameters.yaml; shipped values in brackets):
 
-| check          | weight | passes when                                                         |
-|----------------|-------:|---------------------------------------------------------------------|
-| content        | 0.10   | every uploaded file was read                                         |
-| structure      | 0.20   | no structure issues (no cycles, no empty unit, key points everywhere)|
-| answerability  | 0.25   | >= 95% of kept items are found by a search of the sources           |
-| no leaks/dupes | 0.10   | no kept item gives its answer away or repeats another               |
-| topic coverage | 0.15   | every topic has >= 2 kept items                                      |
-| bloom coverage | 0.10   | every topic's items reach >= 2 Bloom levels                          |
-| objectives     | 0.10   | >= 60% of each topic's key points are asked about by some item       |
+| check          | weight                       | passes when                                   |
+|----------------|------------------------------|-----------------------------------------------|
+| content        | content_weight [0.10]        | every uploaded file was read                  |
+| structure      | structure_weight [0.20]      | no structure issues (no cycles, no empty      |
+|                |                              | unit, key points everywhere)                  |
+| answerability  | answerability_weight [0.25]  | >= answerability_target [95%] of kept items   |
+|                |                              | are found by a search of the sources          |
+| no leaks/dupes | leaks_weight [0.10]          | no kept item gives its answer away or repeats |
+|                |                              | another                                       |
+| topic coverage | topic_coverage_weight [0.15] | every topic has >= min_items_per_topic [2]    |
+|                |                              | kept items                                    |
+| bloom coverage | bloom_coverage_weight [0.10] | every topic's items reach >= min_bloom_levels |
+|                |                              | [2] Bloom levels                              |
+| objectives     | objectives_weight [0.10]     | >= objective_share [60%] of each topic's key  |
+|                |                              | points are asked about by some item           |
 
-A course is ready at 70 with no failed blocking check (structure, answerability)."""
+A course is ready at `ready_at` [70] with no failed blocking check (structure, answerability)."""
 
 from __future__ import annotations
 
@@ -19,6 +26,7 @@ from collections.abc import Sequence
 
 from tutorgraph.constructor.analysis import structure_issues
 from tutorgraph.constructor.item_checks import EvidenceIndex, duplicates, leaks
+from tutorgraph.constructor.parameters import constructor_parameters
 from tutorgraph.constructor.state import (
     Check,
     CourseStructure,
@@ -30,43 +38,46 @@ from tutorgraph.constructor.state import (
 )
 from tutorgraph.constructor.text import overlap, stems_of
 
-ANSWERABILITY_TARGET = 0.95
-MIN_ITEMS_PER_TOPIC = 2
-MIN_BLOOM_LEVELS = 2
-OBJECTIVE_SHARE = 0.6
-READY_AT = 70
 BLOCKING = frozenset({"structure", "answerability"})
-MAX_RUBRIC_POINTS = 4
+SHOWN = 5  # issues or topics a check's detail names, at most
 
 
 def rubric_points(item: QuizItem) -> list[str]:
-    """An item's key points as a rubric: trimmed, without repeats, at most four."""
+    """An item's key points as a rubric: trimmed, without repeats, at most
+    `rubrics.max_points`."""
+    q = constructor_parameters().rubrics
     points: list[str] = []
     for point in item.key_points:
         point = point.strip().rstrip(".")
-        if point and all(overlap(stems_of(point), stems_of(p)) < 0.9 for p in points):
+        if point and all(overlap(stems_of(point), stems_of(p)) < q.repeat_share for p in points):
             points.append(point)
-    return points[:MAX_RUBRIC_POINTS] or [item.reference_answer.strip().rstrip(".")]
+    return points[: q.max_points] or [item.reference_answer.strip().rstrip(".")]
 
 
 def content_check(files: Sequence[SourceFile], failures: Sequence[FileFailure]) -> Check:
+    q = constructor_parameters().readiness
     total = len(files) + len(failures)
     share = len(files) / total if total else 0.0
     detail = f"{len(files)} of {total} file(s) read"
     if failures:
         detail += "; not read: " + ", ".join(f.filename for f in failures)
-    empty = [f.filename for f in files if f.words < 20]
+    empty = [f.filename for f in files if f.words < q.empty_file_words]
     if empty:
         detail += "; almost no text in: " + ", ".join(empty)
-        share *= 0.5
-    return Check(name="content", passed=share == 1.0, score=share, weight=0.10, detail=detail)
+        share *= q.empty_file_factor
+    return Check(
+        name="content", passed=share == 1.0, score=share, weight=q.content_weight, detail=detail
+    )
 
 
 def structure_check(structure: CourseStructure) -> Check:
+    q = constructor_parameters().readiness
     issues = structure_issues(structure)
-    score = max(0.0, 1.0 - 0.2 * len(issues))
-    detail = "no issues" if not issues else "; ".join(issues[:5])
-    return Check(name="structure", passed=not issues, score=score, weight=0.20, detail=detail)
+    score = max(0.0, 1.0 - q.structure_issue_cost * len(issues))
+    detail = "no issues" if not issues else "; ".join(issues[:SHOWN])
+    return Check(
+        name="structure", passed=not issues, score=score, weight=q.structure_weight, detail=detail
+    )
 
 
 def answerable_share(items: Sequence[QuizItem], index: EvidenceIndex) -> float:
@@ -76,16 +87,17 @@ def answerable_share(items: Sequence[QuizItem], index: EvidenceIndex) -> float:
 
 
 def quiz_checks(structure: CourseStructure, bank: QuizBank, index: EvidenceIndex) -> list[Check]:
+    q = constructor_parameters().readiness
     kept = bank.kept()
     answerable = answerable_share(kept, index)
     leaking = [i.item_id for i in kept if leaks(i)]
     repeated = len(duplicates(kept))
     by_topic = {t.topic_id: [i for i in kept if i.topic_id == t.topic_id] for t in structure.topics}
-    covered = [t for t, items in by_topic.items() if len(items) >= MIN_ITEMS_PER_TOPIC]
+    covered = [t for t, items in by_topic.items() if len(items) >= q.min_items_per_topic]
     bloomed = [
         t
         for t, items in by_topic.items()
-        if len({i.bloom_level for i in items}) >= MIN_BLOOM_LEVELS
+        if len({i.bloom_level for i in items}) >= q.min_bloom_levels
     ]
     objective_scores = [
         _objective_share(structure.topic(t).key_points, items) for t, items in by_topic.items()
@@ -96,40 +108,40 @@ def quiz_checks(structure: CourseStructure, bank: QuizBank, index: EvidenceIndex
     return [
         Check(
             name="answerability",
-            passed=answerable >= ANSWERABILITY_TARGET and bool(kept),
+            passed=answerable >= q.answerability_target and bool(kept),
             score=answerable,
-            weight=0.25,
+            weight=q.answerability_weight,
             detail=f"{answerable:.0%} of {len(kept)} question(s) found in the sources",
         ),
         Check(
             name="no leaks or duplicates",
             passed=not leaking and not repeated,
             score=1.0 - (len(leaking) + repeated) / max(1, len(kept)),
-            weight=0.10,
+            weight=q.leaks_weight,
             detail=f"{len(leaking)} leak(s), {repeated} duplicate(s)",
         ),
         Check(
             name="topic coverage",
             passed=len(covered) == len(structure.topics),
             score=len(covered) / topics,
-            weight=0.15,
+            weight=q.topic_coverage_weight,
             detail=f"{len(covered)} of {len(structure.topics)} topic(s) have "
-            f">= {MIN_ITEMS_PER_TOPIC} questions"
-            + (f"; too few on: {', '.join(thin[:5])}" if thin else ""),
+            f">= {q.min_items_per_topic} questions"
+            + (f"; too few on: {', '.join(thin[:SHOWN])}" if thin else ""),
         ),
         Check(
             name="bloom coverage",
             passed=len(bloomed) == len(structure.topics),
             score=len(bloomed) / topics,
-            weight=0.10,
+            weight=q.bloom_coverage_weight,
             detail=f"{len(bloomed)} of {len(structure.topics)} topic(s) reach "
-            f">= {MIN_BLOOM_LEVELS} Bloom levels",
+            f">= {q.min_bloom_levels} Bloom levels",
         ),
         Check(
             name="objectives",
-            passed=objectives >= OBJECTIVE_SHARE,
-            score=min(1.0, objectives / OBJECTIVE_SHARE),
-            weight=0.10,
+            passed=objectives >= q.objective_share,
+            score=min(1.0, objectives / q.objective_share),
+            weight=q.objectives_weight,
             detail=f"{objectives:.0%} of key points asked about",
         ),
     ]
@@ -138,8 +150,9 @@ def quiz_checks(structure: CourseStructure, bank: QuizBank, index: EvidenceIndex
 def _objective_share(points: Sequence[str], items: Sequence[QuizItem]) -> float:
     if not points:
         return 0.0
+    share = constructor_parameters().readiness.objective_asked_share
     asked = [stems_of(" ".join(i.key_points) + " " + i.evidence) for i in items]
-    hit = sum(1 for p in points if any(overlap(stems_of(p), a) >= 0.5 for a in asked))
+    hit = sum(1 for p in points if any(overlap(stems_of(p), a) >= share for a in asked))
     return hit / len(points)
 
 
@@ -152,7 +165,7 @@ def score(checks: Sequence[Check], structure: CourseStructure, bank: QuizBank) -
     kept = bank.kept()
     return ReadinessReport(
         readiness=value,
-        ready=value >= READY_AT and not blocked,
+        ready=value >= constructor_parameters().readiness.ready_at and not blocked,
         checks=list(checks),
         reasons=reasons,
         answerability=next((c.score for c in checks if c.name == "answerability"), 0.0),

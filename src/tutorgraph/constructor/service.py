@@ -20,7 +20,6 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.types import Command
 from pydantic import BaseModel, Field
-from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from tutorgraph import observability
@@ -38,10 +37,10 @@ from tutorgraph.content.extract import ExtractionError, ExtractionLimits, sniff_
 from tutorgraph.errors import ConflictError, InputError, NotFoundError, TooLargeError
 from tutorgraph.llm import Model
 from tutorgraph.offload import run_blocking
+from tutorgraph.store import constructor as build_store
 from tutorgraph.store import courses as course_store
 from tutorgraph.store.db import Database
 from tutorgraph.store.models import (
-    ConstructorEvent,
     ConstructorImage,
     ConstructorSession,
     ConstructorUpload,
@@ -154,19 +153,15 @@ class ConstructorService:
     async def start(self, *, user: User, title: str = "") -> BuildView:
         session_id = str(uuid.uuid4())
         with self.database.session() as session:
-            session.add(
-                ConstructorSession(id=session_id, owner_id=user.id, title=title.strip()[:300])
+            build_store.add_build(
+                session, build_id=session_id, owner_id=user.id, title=title.strip()[:300]
             )
         await self._run(session_id, {"request": {"title": title}})
         return await self.view(session_id=session_id, user=user)
 
     def builds(self, *, user: User) -> list[dict[str, Any]]:
         with self.database.session() as session:
-            rows = session.scalars(
-                select(ConstructorSession)
-                .where(ConstructorSession.owner_id == user.id)
-                .order_by(ConstructorSession.updated_at.desc())
-            ).all()
+            rows = build_store.builds_of(session, user.id)
             return [
                 {
                     "session_id": r.id,
@@ -180,7 +175,7 @@ class ConstructorService:
             ]
 
     def _own(self, session: Session, session_id: str, user: User) -> ConstructorSession:
-        row = session.get(ConstructorSession, session_id)
+        row = build_store.build_by_id(session, session_id)
         if row is None or row.owner_id != user.id:
             raise NotFoundError(f"no course build {session_id!r}")
         return row
@@ -205,24 +200,22 @@ class ConstructorService:
             row = self._own(session, session_id, user)
             if row.status == "running":
                 raise ConflictError("this build is busy; upload again when the current step ends")
-            uploads = session.scalars(
-                select(ConstructorUpload).where(ConstructorUpload.session_id == session_id)
-            ).all()
+            uploads = build_store.uploads_of(session, session_id)
             same = next((u for u in uploads if u.sha256 == digest), None)
             if same is not None:
                 return _upload_out(same)
             if len(uploads) >= MAX_FILES_PER_BUILD:
                 raise InputError(f"a build takes at most {MAX_FILES_PER_BUILD} files")
-            upload = ConstructorUpload(
-                id=str(uuid.uuid4()),
-                session_id=session_id,
+            upload = build_store.add_upload(
+                session,
+                upload_id=str(uuid.uuid4()),
+                build_id=session_id,
                 filename=name,
                 size=len(data),
                 sha256=digest,
                 data=data,
                 kind=kind,
             )
-            session.add(upload)
             row.updated_at = utcnow()
             session.flush()
             return _upload_out(upload)
@@ -232,7 +225,7 @@ class ConstructorService:
             row = self._own(session, session_id, user)
             if row.status == "running":
                 raise ConflictError("this build is busy; try again when the current step ends")
-            upload = session.get(ConstructorUpload, upload_id)
+            upload = build_store.upload_by_id(session, upload_id)
             if upload is None or upload.session_id != session_id:
                 raise NotFoundError(f"no upload {upload_id!r} in this build")
             if upload.status != "pending":
@@ -240,7 +233,7 @@ class ConstructorService:
                     f"{upload.filename} was already read into the build; start a new build "
                     "to leave it out"
                 )
-            session.delete(upload)
+            build_store.delete_upload(session, upload)
 
     # ---- turns ---------------------------------------------------------------------------
 
@@ -250,14 +243,7 @@ class ConstructorService:
         snapshot = await self.graph.aget_state(config)
         with self.database.session() as session:
             self._own(session, session_id, user)
-            pending = list(
-                session.scalars(
-                    select(ConstructorUpload.id).where(
-                        ConstructorUpload.session_id == session_id,
-                        ConstructorUpload.status == "pending",
-                    )
-                )
-            )
+            pending = build_store.pending_upload_ids(session, session_id)
             stored: dict[str, Any]
             if snapshot.interrupts:
                 decision = {"approve": turn.approve, "edits": turn.edits, "message": turn.message}
@@ -271,12 +257,7 @@ class ConstructorService:
                 stored = {"input": {"request": request, "pending_uploads": pending}}
             # The turn is kept with the claim, so a process that dies before running it (or
             # halfway) leaves enough for `recover` to run it.
-            claimed = session.execute(  # type: ignore[attr-defined]
-                update(ConstructorSession)
-                .where(ConstructorSession.id == session_id, ConstructorSession.status != "running")
-                .values(status="running", error="", pending_turn=stored, updated_at=utcnow())
-            ).rowcount
-            if not claimed:
+            if not build_store.claim_build(session, session_id, turn=stored):
                 raise ConflictError("this build is still working on the last step")
         await self.jobs.submit(session_id, self.run_stored)
         return await self.view(session_id=session_id, user=user)
@@ -288,7 +269,7 @@ class ConstructorService:
         try:
             async with self.threads.hold(_thread(session_id), wait=False):
                 with self.database.session() as session:
-                    row = session.get(ConstructorSession, session_id)
+                    row = build_store.build_by_id(session, session_id)
                     if row is None or row.status != "running":
                         return
                     turn = row.pending_turn
@@ -342,11 +323,7 @@ class ConstructorService:
         """Run again every turn a stopped process left running, from the last checkpoint of
         its thread; the steps it finished are not redone (and publishing is an upsert)."""
         with self.database.session() as session:
-            rows = session.execute(
-                select(ConstructorSession.id, ConstructorSession.pending_turn).where(
-                    ConstructorSession.status == "running"
-                )
-            ).all()
+            rows = build_store.running_builds(session)
         for session_id, _turn in rows:
             self._event(session_id, ProgressEvent(stage="coordinator", message="resuming"))
             await self.jobs.submit(session_id, self.run_stored)
@@ -363,7 +340,7 @@ class ConstructorService:
         slug: str | None = None,
     ) -> None:
         with self.database.session() as session:
-            row = session.get(ConstructorSession, session_id)
+            row = build_store.build_by_id(session, session_id)
             if row is None:
                 return
             row.status, row.error, row.updated_at = status, error, utcnow()
@@ -380,11 +357,7 @@ class ConstructorService:
     def _context(self, session_id: str) -> ConstructorContext:
         def read_uploads(ids: list[str]) -> list[Upload]:
             with self.database.session() as session:
-                rows = session.scalars(
-                    select(ConstructorUpload).where(
-                        ConstructorUpload.session_id == session_id, ConstructorUpload.id.in_(ids)
-                    )
-                ).all()
+                rows = build_store.uploads_by_ids(session, session_id, ids)
                 by_id = {r.id: Upload(r.id, r.filename, r.data) for r in rows}
             return [by_id[i] for i in ids if i in by_id]
 
@@ -392,23 +365,21 @@ class ConstructorService:
             image_id: str, name: str, media_type: str, caption: str, data: bytes
         ) -> None:
             with self.database.session() as session:
-                if session.get(ConstructorImage, (session_id, image_id)) is None:
-                    session.add(
-                        ConstructorImage(
-                            session_id=session_id,
-                            id=image_id,
-                            name=name[:300],
-                            media_type=media_type[:100],
-                            caption=caption,
-                            data=data,
-                        )
-                    )
+                build_store.keep_image(
+                    session,
+                    build_id=session_id,
+                    image_id=image_id,
+                    name=name[:300],
+                    media_type=media_type[:100],
+                    caption=caption,
+                    data=data,
+                )
 
         def mark_upload(
             upload_id: str, title: str, kind: str, words: int, pages: int, error: str
         ) -> None:
             with self.database.session() as session:
-                row = session.get(ConstructorUpload, upload_id)
+                row = build_store.upload_by_id(session, upload_id)
                 if row is None:
                     return
                 row.status = "failed" if error else "read"
@@ -431,7 +402,7 @@ class ConstructorService:
 
     def _publish(self, session_id: str, state: ConstructorState) -> str:
         with self.database.session() as session:
-            row = session.get(ConstructorSession, session_id)
+            row = build_store.build_by_id(session, session_id)
             if row is None:
                 raise NotFoundError(f"no course build {session_id!r}")
             title = state.get("course_title") or row.title or "course"
@@ -448,14 +419,13 @@ class ConstructorService:
 
     def _event(self, session_id: str, event: ProgressEvent) -> None:
         with self.database.session() as session:
-            session.add(
-                ConstructorEvent(
-                    session_id=session_id,
-                    stage=event.stage[:40],
-                    message=event.message,
-                    done=event.done,
-                    total=event.total,
-                )
+            build_store.add_event(
+                session,
+                build_id=session_id,
+                stage=event.stage[:40],
+                message=event.message,
+                done=event.done,
+                total=event.total,
             )
 
     # ---- reading -------------------------------------------------------------------------
@@ -468,12 +438,7 @@ class ConstructorService:
     def events(self, *, session_id: str, user: User, after: int = 0) -> list[EventOut]:
         with self.database.session() as session:
             self._own(session, session_id, user)
-            rows = session.scalars(
-                select(ConstructorEvent)
-                .where(ConstructorEvent.session_id == session_id, ConstructorEvent.id > after)
-                .order_by(ConstructorEvent.id)
-                .limit(500)
-            ).all()
+            rows = build_store.events_after(session, session_id, after, limit=500)
             return [
                 EventOut(id=r.id, stage=r.stage, message=r.message, done=r.done, total=r.total)
                 for r in rows
@@ -482,8 +447,8 @@ class ConstructorService:
     def image(self, *, session_id: str, image_id: str, user: User | None) -> ConstructorImage:
         """An extracted image, for the build's author or anyone who can see its course."""
         with self.database.session() as session:
-            build = session.get(ConstructorSession, session_id)
-            image = session.get(ConstructorImage, (session_id, image_id))
+            build = build_store.build_by_id(session, session_id)
+            image = build_store.image_by_id(session, session_id, image_id)
             if build is None or image is None or not self._may_see(session, build, user):
                 raise NotFoundError("no such image")
             session.expunge(image)
@@ -504,20 +469,8 @@ class ConstructorService:
     async def view(self, *, session_id: str, user: User) -> BuildView:
         with self.database.session() as session:
             row = self._own(session, session_id, user)
-            uploads = [
-                _upload_out(u)
-                for u in session.scalars(
-                    select(ConstructorUpload)
-                    .where(ConstructorUpload.session_id == session_id)
-                    .order_by(ConstructorUpload.created_at, ConstructorUpload.id)
-                )
-            ]
-            last = session.scalar(
-                select(ConstructorEvent.id)
-                .where(ConstructorEvent.session_id == session_id)
-                .order_by(ConstructorEvent.id.desc())
-                .limit(1)
-            )
+            uploads = [_upload_out(u) for u in build_store.uploads_of(session, session_id)]
+            last = build_store.last_event_id(session, session_id)
             head = (row.title, row.phase, row.status, row.error, row.course_slug)
         snapshot = await self.graph.aget_state(_config(session_id))
         values: ConstructorState = snapshot.values  # type: ignore[assignment]

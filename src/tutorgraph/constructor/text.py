@@ -2,7 +2,8 @@
 
 Salience is tf-idf over sections: a term counts for a section when it is frequent there and rare
 elsewhere; bold and `code` spans, and the subjects of definitional sentences ("X is a ..."), are
-boosted because that is how authors mark the terms they introduce."""
+boosted because that is how authors mark the terms they introduce. The sizes and boosts are
+parameters: `reading` in constructor/parameters.yaml."""
 
 from __future__ import annotations
 
@@ -11,7 +12,10 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
-from tutorgraph.grading._text import STOPWORDS, normalise, stem
+from tutorgraph.constructor.parameters import constructor_parameters
+from tutorgraph.text.stemming import stem
+from tutorgraph.text.stopwords import ANSWER_STOPWORDS
+from tutorgraph.text.tokens import normalise
 
 FENCE_BLOCK = re.compile(r"^(```|~~~).*?^\1\s*$", re.M | re.S)
 # A sentence ends at . ! or ? before a capital, but not after a title or a common abbreviation
@@ -149,13 +153,14 @@ def code_blocks(markdown: str, *, programs_only: bool = False) -> list[str]:
 def sentences(markdown: str) -> list[str]:
     """The prose sentences of a markdown text, list markers and emphasis removed."""
     found: list[str] = []
+    least = constructor_parameters().reading.sentence_min_words
     for paragraph in re.split(r"\n\s*\n", prose(markdown)):
         lines = [re.sub(r"^\s*(?:[-*+]|\d+[.)])\s+", "", line) for line in paragraph.splitlines()]
         text = " ".join(line.strip() for line in lines if line.strip())
         text = re.sub(r"\*\*|__|(?<!\w)[*_](?=\w)|(?<=\w)[*_](?!\w)", "", text)
         for sentence in _SENTENCE_END.split(text):
             sentence = sentence.strip()
-            if len(sentence.split()) >= 4:
+            if len(sentence.split()) >= least:
                 found.append(sentence)
     return found
 
@@ -163,7 +168,7 @@ def sentences(markdown: str) -> list[str]:
 def content_words(text: str) -> list[str]:
     """Lower-case words without function words ("what's" counts as "what")."""
     words = (w.split("'")[0] for w in normalise(text).split())
-    return [w for w in words if w and w not in STOPWORDS and w not in _GENERIC]
+    return [w for w in words if w and w not in ANSWER_STOPWORDS and w not in _GENERIC]
 
 
 def stems_of(text: str) -> set[str]:
@@ -173,15 +178,16 @@ def stems_of(text: str) -> set[str]:
 def candidate_terms(text: str) -> Counter[str]:
     """Unigram and bigram terms of the prose (no stopwords inside a term), with counts."""
     counts: Counter[str] = Counter()
+    short = constructor_parameters().reading.short_word_letters
     # Identifiers in code spans (`weight_kg`, `data.shape`, `range(3)`) are examples, not terms.
     text = re.sub(r"`[^`\n]*[_.()\[\]\d][^`\n]*`", " ", text)
     for sentence in sentences(text):
         run: list[str] = []
         for word in [*normalise(sentence).split(), "."]:
-            if word in STOPWORDS or word in _GENERIC or word == "." or word.isdigit():
+            if word in ANSWER_STOPWORDS or word in _GENERIC or word == "." or word.isdigit():
                 _add_runs(counts, run)
                 run = []
-            elif len(word) > 2 or (word.isalpha() and len(word) == 2 and run):
+            elif len(word) > short or (word.isalpha() and len(word) == short and run):
                 run.append(word)
         _add_runs(counts, run)
     return counts
@@ -195,14 +201,20 @@ def _add_runs(counts: Counter[str], run: list[str]) -> None:
 
 
 def marked_terms(markdown: str) -> set[str]:
-    """Terms the author marked in bold (at most four words)."""
+    """Terms the author marked in bold (at most `reading.marked_term_max_words` words)."""
+    most = constructor_parameters().reading.marked_term_max_words
     marked = {normalise(a or b) for a, b in _BOLD.findall(markdown)}
-    return {m for m in marked if m and m not in STOPWORDS and len(m.split()) <= 4}
+    return {m for m in marked if m and m not in ANSWER_STOPWORDS and len(m.split()) <= most}
 
 
-def salient_terms(texts: Sequence[str], *, top: int = 8) -> list[list[str]]:
-    """For each text, its most salient terms by tf-idf against the others (marked terms
-    boosted; a bigram beats its own unigrams when it is about as frequent)."""
+def salient_terms(texts: Sequence[str], *, top: int | None = None) -> list[list[str]]:
+    """For each text, its most salient terms (`top`, by default `topics.key_terms`) by tf-idf
+    against the others (marked terms boosted; a bigram beats its own unigrams when it is about
+    as frequent)."""
+    parameters = constructor_parameters()
+    q = parameters.reading
+    if top is None:
+        top = parameters.topics.key_terms
     counts = [candidate_terms(t) for t in texts]
     marks = [marked_terms(t) for t in texts]
     df: Counter[str] = Counter()
@@ -213,12 +225,12 @@ def salient_terms(texts: Sequence[str], *, top: int = 8) -> list[list[str]]:
     for c, marked in zip(counts, marks, strict=True):
         scored = []
         for term, tf in c.items():
-            if (tf < 2 and term not in marked) or any(ch.isdigit() for ch in term):
+            if (tf < q.min_term_count and term not in marked) or any(ch.isdigit() for ch in term):
                 continue
             idf = math.log((n + 1) / (df[term] + 0.5)) + 1.0
-            score = (1 + math.log(tf)) * idf * (2.0 if term in marked else 1.0)
+            score = (1 + math.log(tf)) * idf * (q.marked_boost if term in marked else 1.0)
             if " " in term:
-                score *= 1.3
+                score *= q.phrase_boost
             scored.append((score, term))
         scored.sort(key=lambda pair: (-pair[0], pair[1]))
         chosen: list[str] = []
@@ -239,11 +251,12 @@ def definition_of(sentence: str) -> tuple[str, str] | None:
         return None
     term = match.group("term").strip(" `'")
     words = term.split()
-    if not words or len(words) > 4 or words[0].lower() in _NOT_A_SUBJECT:
+    most = constructor_parameters().reading.definition_term_max_words
+    if not words or len(words) > most or words[0].lower() in _NOT_A_SUBJECT:
         return None
     if any(w.lower() in _QUESTION_WORDS or any(c.isdigit() for c in w) for w in words):
         return None
-    if all(w.lower() in STOPWORDS for w in words):
+    if all(w.lower() in ANSWER_STOPWORDS for w in words):
         return None
     return term, match.group("rest").rstrip(".")
 

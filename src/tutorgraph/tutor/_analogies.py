@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from tutorgraph.knowledge import find_topic
 from tutorgraph.knowledge.schema import Analogy
-from tutorgraph.tutor._text import stem_set
+from tutorgraph.text.query import stem_set
 from tutorgraph.tutor.context import TutorContext
 
 

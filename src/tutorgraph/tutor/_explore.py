@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import re
 
-from tutorgraph.tutor._text import expand, stem_set
+from tutorgraph.text.query import expand, stem_set
 from tutorgraph.tutor.context import CourseInfo, TutorContext
+from tutorgraph.tutor.parameters import tutor_parameters
 
 _AFTER = ("after", "finished", "completed", "done with", "once i know")
 _KNOWN = re.compile(  # "I already know python, where do I start with ML?": not about python
@@ -131,7 +132,7 @@ def _start(course: CourseInfo, done: set[str]) -> str:
         return f"**{course.title}** has no lessons yet."
     if not pending:
         return f"You've completed every lesson of **{course.title}**. Want to review one?"
-    order = ", ".join(pending[1:4])
+    order = ", ".join(pending[1 : 1 + tutor_parameters().explore.then_lessons])
     then = f" Then it goes on with {order}." if order else ""
     if len(pending) < len(course.lessons):
         return (

@@ -14,22 +14,27 @@ already said, citing the section (so the next turn still knows the topic) and en
 - answer: the section's result, stated, with its reasoning;
 - attempt: the learner's answer checked against the section's result (numbers compared by value;
   otherwise the share of its words the section says), then a confirmation or a hint;
-- summary: the lesson's key takeaways, or the first sentence of each section."""
+- summary: the lesson's key takeaways, or the first sentence of each section.
+
+How many sentences each reply quotes, and when an attempt is right, are parameters:
+`follow_ups` in tutor/parameters.yaml."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
 
-from tutorgraph.tutor import _compose as compose
+from tutorgraph.text.markdown import code_blocks, row_sentences, sentences
+from tutorgraph.text.query import stem_set
 from tutorgraph.tutor import _passages as passages_
+from tutorgraph.tutor import compose
 from tutorgraph.tutor._analogies import analogy_text, find_analogy, used_in
 from tutorgraph.tutor._passages import Passage
-from tutorgraph.tutor._text import code_blocks, row_sentences, sentences, stem_set
 from tutorgraph.tutor.blocks import strip_blocks
 from tutorgraph.tutor.context import TutorContext
 from tutorgraph.tutor.dialogue import Dialogue, Move, Topic, own_words
 from tutorgraph.tutor.leaks import new_numbers, numbers
+from tutorgraph.tutor.parameters import tutor_parameters
 
 _REASON = re.compile(
     r"\b(because|so that|so the|so a|therefore|otherwise|without|which means|that is why|this is "
@@ -37,9 +42,6 @@ _REASON = re.compile(
     re.IGNORECASE,
 )
 _EXAMPLE = re.compile(r"\b(for example|for instance|e\.g\.|such as|consider|suppose|say)\b", re.I)
-ATTEMPT_MATCH = 0.5
-SPECIFIC_WORDS = 2  # own words beyond the topic's that make a follow-up specific
-MAX_POINTS = 10  # share of an attempt's words the section says for "that's right"
 
 
 def on_topic(passages: Sequence[Passage], dialogue: Dialogue) -> list[Passage]:
@@ -104,25 +106,26 @@ def reply(
     dialogue: Dialogue,
 ) -> str:
     """The reply to a follow-up (see the module doc); `passages` are relevant, topic first."""
+    q = tutor_parameters().follow_ups
     if move == "summary" or (move == "simpler" and dialogue.last_reply.startswith(SUMMARY_LEAD)):
         # "shorter, like 3 lines" after a summary: the same summary, cut down
         wanted = re.search(r"\b(\d{1,3})\b", question) if move == "simpler" else None
-        points = int(wanted.group(1)) if wanted else (SHORT_POINTS if move == "simpler" else None)
-        limit = min(points or MAX_POINTS, MAX_POINTS)
+        points = int(wanted.group(1)) if wanted else (q.short_points if move == "simpler" else None)
+        limit = min(points or q.max_points, q.max_points)
         return summary(context, passages, points=limit, history=dialogue.replies)
     if move == "diagram":
         return diagram(context, question, passages, dialogue)
     ordered = on_topic(passages, dialogue)
     own = own_words(question)
     new = own - dialogue.topic.words if dialogue.topic is not None else set()
-    if len(new) >= SPECIFIC_WORDS:
+    if len(new) >= q.specific_words:
         # "why np.tril and not np.triu?": the lesson's passage that says those new words, if one
         # says at least two of them; the topic's section otherwise
         lesson = ordered[0].lesson
         said_new = [
             len(new & passages_.vocabulary(p)) if p.lesson == lesson else 0 for p in ordered
         ]
-        if max(said_new) >= SPECIFIC_WORDS:
+        if max(said_new) >= q.specific_words:
             ordered = [
                 p for _, p in sorted(zip(said_new, ordered, strict=True), key=lambda x: -x[0])
             ]
@@ -139,7 +142,7 @@ def reply(
         # gives a reason ("because", "so that"...).
         fresh = _fresh(section, said) or section
         reasons = sorted(fresh, key=lambda s: (-len(own & stem_set(s)), not _REASON.search(s)))
-        body = " ".join(reasons[:2]) or " ".join(section[:2])
+        body = " ".join(reasons[: q.why_sentences]) or " ".join(section[: q.why_sentences])
         ask = (
             "Does that answer your “why”? Try saying in one sentence what would go wrong "
             "without it."
@@ -162,7 +165,7 @@ def reply(
         if not fresh:
             nxt = [p for p in ordered[1:] if p.heading_path != main.heading_path]
             if nxt:
-                more = compose.pick_sentences(nxt[0], topic_question, 3, plain=False)
+                more = compose.pick_sentences(nxt[0], topic_question, q.more_sentences, plain=False)
                 return (
                     "That's all this section says about what we just saw; the next one goes "
                     "further.\n\n"
@@ -171,16 +174,17 @@ def reply(
                 )
         return (
             f"Building on what we just covered, going further into {focus}:\n\n"
-            f"{' '.join(fresh[:3]) or ' '.join(section[:3])}\n{cite}\n\n"
+            f"{' '.join(fresh[: q.more_sentences]) or ' '.join(section[: q.more_sentences])}"
+            f"\n{cite}\n\n"
             + _check(context, dialogue, main, "What would you like to dig into next?")
         )
     if move == "hint":
         return _hint(section, said, topic_question, cite, focus)
     if move == "answer":
-        result = _result_sentences(section, topic_question) or section[:2]
+        result = _result_sentences(section, topic_question) or section[: q.answer_sentences]
         return (
             "Fair enough: here's the answer to your question.\n\n"
-            f"{' '.join(result[:2])}\n{cite}\n\n"
+            f"{' '.join(result[: q.answer_sentences])}\n{cite}\n\n"
             "Now that you have it: can you retrace the steps that lead there?"
         )
     if move == "attempt":
@@ -199,17 +203,22 @@ def _simpler(
     dialogue: Dialogue,
     question: str,
 ) -> str:
+    q = tutor_parameters().follow_ups
     clauses = [c for s in section for c in _clauses(plain_words(s))]
-    short = [c for c in clauses if len(c.split()) <= SIMPLE_WORDS] or clauses
+    short = [c for c in clauses if len(c.split()) <= q.simple_words] or clauses
     chosen = _fresh(short, said) or short
     wanted = stem_set(question)
     about = stem_set(dialogue.topic.question) if dialogue.topic else set()
 
     def fit(clause: str) -> float:
         words = stem_set(clause)
-        return 3 * len(wanted & words) + len(about & words) - 0.1 * difficulty_of(clause)
+        return (
+            q.question_word_weight * len(wanted & words)
+            + len(about & words)
+            - q.difficulty_weight * difficulty_of(clause)
+        )
 
-    best = sorted(chosen, key=fit, reverse=True)[:2]
+    best = sorted(chosen, key=fit, reverse=True)[: q.simpler_clauses]
     in_order = [c for c in chosen if c in best]
     parts = [
         "Let's take that again, more simply.",
@@ -241,19 +250,21 @@ def plain_words(sentence: str) -> str:
     return _MATH.sub(spoken, sentence)
 
 
-SIMPLE_WORDS = 28  # a clause longer than this is not a simple explanation
-
-
 def _clauses(sentence: str) -> list[str]:
     """A long sentence cut at its colons and semicolons, each part a sentence of its own."""
-    if len(sentence.split()) <= SIMPLE_WORDS:
+    q = tutor_parameters().follow_ups
+    if len(sentence.split()) <= q.simple_words:
         return [sentence]
-    parts = [p.strip() for p in re.split(r"[:;]\s+", sentence) if len(p.split()) >= 4]
+    parts = [
+        p.strip() for p in re.split(r"[:;]\s+", sentence) if len(p.split()) >= q.clause_min_words
+    ]
     return [p[:1].upper() + p[1:].rstrip(".") + "." for p in parts] or [sentence]
 
 
 def difficulty_of(sentence: str) -> float:
-    return len(sentence.split()) + 3 * len(re.findall(r"[$\\^_{}=×√]", sentence))
+    """A sentence's words, each maths symbol counted as `follow_ups.symbol_words` of them."""
+    symbol = tutor_parameters().follow_ups.symbol_words
+    return len(sentence.split()) + symbol * len(re.findall(r"[$\\^_{}=×√]", sentence))
 
 
 def _example(
@@ -267,8 +278,9 @@ def _example(
 ) -> str:
     worked = _fresh([s for s in section if _EXAMPLE.search(s) or numbers(s)], said)
     if worked:
+        shown = worked[: tutor_parameters().follow_ups.example_sentences]
         return (
-            f"Here's a concrete case of what we just saw.\n\n{' '.join(worked[:2])}\n"
+            f"Here's a concrete case of what we just saw.\n\n{' '.join(shown)}\n"
             f"{compose.citation(ordered[0])}\n\nCan you make up a second example of your own?"
         )
     parts = compose.code_parts(list(ordered[:1]), f"{question} {topic_question}", context)
@@ -346,7 +358,7 @@ def _attempt(
     else:
         words = stem_set(attempt)
         best = max((len(words & stem_set(s)) / len(words) for s in section if words), default=0.0)
-        right = best >= ATTEMPT_MATCH
+        right = best >= tutor_parameters().follow_ups.attempt_match
     if right:
         confirm = [s for s in section if new_numbers(s, question) & offered] or section[:1]
         return (
@@ -379,7 +391,8 @@ def diagram(
         path, source = found
         where = " › ".join(path[1:]) or context.lesson_title
         return _diagram_reply(source, f"_(Source: {context.lesson_title} › {where})_")
-    steps = _section_sentences(list(passages))[:3] if passages else []
+    shown = tutor_parameters().follow_ups.diagram_steps
+    steps = _section_sentences(list(passages))[:shown] if passages else []
     listed = "\n".join(f"{i}. {s}" for i, s in enumerate(steps, start=1))
     cite = compose.citation(passages[0]) if passages else ""
     return (
@@ -413,18 +426,20 @@ def where(context: TutorContext, topic: Topic) -> str:
 
 
 SUMMARY_LEAD = "Here are the key points of"
-SHORT_POINTS = 3  # a summary asked to be shorter, when the learner names no number
 
 
 def summary(
     context: TutorContext,
     passages: Sequence[Passage],
     *,
-    points: int = MAX_POINTS,
+    points: int | None = None,
     history: Sequence[str] = (),
 ) -> str:
     """The lesson's key takeaways (its "Key takeaways" section), or the first point of each of
-    its main sections; at most `points` of them."""
+    its main sections; at most `points` of them (`follow_ups.max_points` by default)."""
+    q = tutor_parameters()
+    if points is None:
+        points = q.follow_ups.max_points
     sections = compose.lesson_sections(context.lesson_content)
     title = context.lesson_title or (passages[0].lesson_title if passages else "the lesson")
     takeaways = [
@@ -440,7 +455,8 @@ def summary(
         source = f"_(Source: {title})_"
     listed = "\n".join(f"- {p}" for p in found[:points])
     # The rhythm's check after a recap: one of the lesson's own quiz cards not shown yet.
-    card = compose.pick_quiz(context, stem_set(listed), list(history), force=False, fit=1)
+    fit = q.replies.quiz_loose_fit
+    card = compose.pick_quiz(context, stem_set(listed), list(history), force=False, fit=fit)
     check = (
         compose.quiz_text(card)
         if card is not None

@@ -10,21 +10,12 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
 
-from tutorgraph.grading.meaning import default_lexicon
-from tutorgraph.tutor._text import stem_set
+from tutorgraph.text.meaning import default_lexicon
+from tutorgraph.text.query import stem_set
+from tutorgraph.tutor.parameters import tutor_parameters
 
-RELEVANCE = 0.3  # share of a long question's content words a passage must contain...
-MIN_MATCHED = 2  # ...and at least this many of them
-SHORT_SHARE = 0.6  # a short question (few content words) needs most of its words said
-UNKNOWN_SHARE = 0.5  # of a question's words no course contains: it is about something else
-WEAK_MATCH_SCORE = 3.5  # a passage saying few of the words must be a strong search match
-CLOSE_TO_BEST = 0.6  # a passage must say nearly as many of the question's words as the best one
-LESSON_BONUS = 1.25  # the current lesson's passages win close calls
-OTHER_COURSE = 0.5  # another course's passage must be clearly better
-REFERENCE_NOTES = 0.2  # the lesson itself before its reference notes
-GENERIC_SECTION = 0.6  # "Key takeaways", "FAQ": summaries, not the section that explains
-HEADING_MATCH = 1.0  # a heading that names the question's words: up to twice the weight
-COVERAGE = 0.5  # weight of how many of the question's words a passage says, against the best
+# The thresholds and weights below (`relevance`, `min_matched`...) are parameters:
+# `passages` in tutor/parameters.yaml (hand-set, decision 0019).
 GENERIC_HEADINGS = re.compile(
     r"^(faq|frequently asked|definitions?|key takeaways|summary|overview|common misconceptions|"
     r"canonical sources|reference)",
@@ -55,36 +46,38 @@ def relevant(
     """Passages that answer the question, best first; none when the question is about something
     the course does not cover.
 
-    On topic: a passage says at least MIN_MATCHED of the question's content words (one, for a
-    question of one or two) and at least RELEVANCE of them, or TWO_THIRDS of a short question's.
-    A long, chatty question ("so i tried ... my messy jacobian") is judged by the words some
-    course knows (RELEVANCE of those), not diluted by the rest; but a passage that says fewer
-    than SHORT_SHARE of them must also be a strong search match (WEAK_MATCH_SCORE: "the best
+    On topic: a passage says at least `min_matched` of the question's content words (one, for a
+    question of one or two) and at least `relevance` of them, or `short_share` of a short
+    question's. A long, chatty question ("so i tried ... my messy jacobian") is judged by the
+    words some course knows (`relevance` of those), not diluted by the rest; but a passage that
+    says fewer than `short_share` of them must also be a strong search match
+    (`weak_match_score`: "the best
     pizza topping" shares "best" and "top" with a passage on top-k sampling, both common words,
     so a low score).
 
     A lesson section must say nearly as many of the question's words as the best lesson section
-    (CLOSE_TO_BEST); reference notes, long and wordy, are measured against every passage.
+    (`close_to_best`); reference notes, long and wordy, are measured against every passage.
 
     Ranking (`rank_key`): the search score, the current lesson first, lesson text before
     reference notes, specific sections before summaries ("Key takeaways", "FAQ"), and sections
     whose heading names what is asked, in the learner's words or the paraphrase lexicon's; then,
     among one lesson's sections, how many of the question's words each says against the one that
-    says most (COVERAGE: a rambling question is about what most of it is about, not about the
+    says most (`coverage`: a rambling question is about what most of it is about, not about the
     section one rare word of it hits hardest)."""
     wanted = stem_set(question) or _bare_words(question)
     if not wanted or not passages:
         return []
-    if len(unknown) >= MIN_MATCHED and len(unknown) / len(wanted) >= UNKNOWN_SHARE:
+    q = tutor_parameters().passages
+    if len(unknown) >= q.min_matched and len(unknown) / len(wanted) >= q.unknown_share:
         # Mostly about things no course contains ("set up selenium for my react frontend"): only a
         # passage that says most of the question could still be the answer.
-        needed_share = SHORT_SHARE
+        needed_share = q.short_share
     else:
         needed_share = 0.0
     vocabularies = [_vocabulary(p) for p in passages]
     matched = [len(wanted & v) for v in vocabularies]
-    needed = 1 if len(wanted) <= 2 else MIN_MATCHED
-    share = max(RELEVANCE, min(SHORT_SHARE, needed / len(wanted)))
+    needed = 1 if len(wanted) <= 2 else q.min_matched
+    share = max(q.relevance, min(q.short_share, needed / len(wanted)))
     known = len(wanted - set(unknown)) or len(wanted)
     in_lessons = [m for p, m in zip(passages, matched, strict=True) if p.source == "lesson"]
     best = {"lesson": max(in_lessons, default=0), "other": max(matched)}
@@ -92,9 +85,9 @@ def relevant(
         p
         for p, m in zip(passages, matched, strict=True)
         if m >= needed
-        and m / known >= min(share, SHORT_SHARE)
-        and m >= CLOSE_TO_BEST * best["lesson" if p.source == "lesson" else "other"]
-        and (m / len(wanted) >= SHORT_SHARE or p.score >= WEAK_MATCH_SCORE)
+        and m / known >= min(share, q.short_share)
+        and m >= q.close_to_best * best["lesson" if p.source == "lesson" else "other"]
+        and (m / len(wanted) >= q.short_share or p.score >= q.weak_match_score)
         and m / len(wanted) >= needed_share
     ]
     said = {id(p): m for p, m in zip(passages, matched, strict=True)}
@@ -103,7 +96,7 @@ def relevant(
         most[p.lesson] = max(most.get(p.lesson, 0), m)
     kept.sort(
         key=lambda p: (
-            rank_key(p, wanted, prefer, course) * (said[id(p)] / most[p.lesson]) ** COVERAGE
+            rank_key(p, wanted, prefer, course) * (said[id(p)] / most[p.lesson]) ** q.coverage
         ),
         reverse=True,
     )
@@ -143,18 +136,19 @@ _NEVER_TOPIC = frozenset(
 
 def rank_key(passage: Passage, wanted: set[str], prefer: str, course: str = "") -> float:
     """How well a passage answers: its search score, weighted (see `relevant`)."""
-    weight = LESSON_BONUS if prefer and passage.lesson == prefer else 1.0
+    q = tutor_parameters().passages
+    weight = q.lesson_bonus if prefer and passage.lesson == prefer else 1.0
     if course and passage.course != course:
-        weight *= OTHER_COURSE  # scores of different courses' indexes do not compare well
+        weight *= q.other_course  # scores of different courses' indexes do not compare well
     if passage.source != "lesson":
-        weight *= REFERENCE_NOTES
+        weight *= q.reference_notes
     heading = headings(passage)[-1] if passage.heading_path else ""
     if GENERIC_HEADINGS.match(heading) or len(passage.heading_path) < 2:
-        weight *= GENERIC_SECTION  # a summary, or the document's introduction
+        weight *= q.generic_section  # a summary, or the document's introduction
     # The lesson's own title words name every section of it: they do not pick one.
     title = same_words(stem_set(passage.lesson_title))
     named = (same_words(wanted) - title) & same_words(stem_set(" ".join(headings(passage))))
-    weight *= 1.0 + HEADING_MATCH * len(named) / len(wanted)
+    weight *= 1.0 + q.heading_match * len(named) / len(wanted)
     return passage.score * weight
 
 

@@ -1,6 +1,9 @@
 """How the offline tutor writes a reply: only sentences and code taken from the retrieved course
 material, each group cited to its lesson and heading, shaped by the teaching mode, and ending in a
-check (an open question or a `<quiz>` card built from the lesson's quiz)."""
+check (an open question or a `<quiz>` card built from the lesson's quiz).
+
+How much a reply quotes and when a quiz card closes it are parameters: `modes` and `replies` in
+tutor/parameters.yaml."""
 
 from __future__ import annotations
 
@@ -10,18 +13,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from tutorgraph.content.chunking import Section, split_sections
+from tutorgraph.text.markdown import code_blocks, first_table, is_plain, sentences, shorten
+from tutorgraph.text.query import stem_set
 from tutorgraph.tutor._analogies import analogy_text, building_on, find_analogy, used_in
 from tutorgraph.tutor._passages import GENERIC_HEADINGS, Passage, headings
-from tutorgraph.tutor._text import (
-    code_blocks,
-    first_table,
-    is_plain,
-    sentences,
-    shorten,
-    stem_set,
-)
 from tutorgraph.tutor.blocks import QuizBlock, ResourceBlock, render_block
 from tutorgraph.tutor.context import Mode, QuizCard, TutorContext, is_quiz
+from tutorgraph.tutor.parameters import tutor_parameters
 
 _ANALOGY = re.compile(r"\b(think of|imagine|like a|analog|similar to|as if|picture)\b", re.I)
 FRAMED = re.compile(r"(think of|imagine|picture)\b", re.IGNORECASE)
@@ -37,13 +35,30 @@ class Style:
     plain: bool = False
 
 
-STYLES: dict[Mode, Style] = {
-    "default": Style(2, 3, "Let's reason it through with the course material."),
-    "eli5": Style(1, 2, "Here's the simple version.", plain=True),
-    "analogy": Style(2, 2, "Let's find a picture for this."),
-    "code": Style(1, 2, "Let's look at it in code."),
-    "deep_dive": Style(4, 4, "Let's go deep. Here is exactly what the course material says."),
+OPENERS: dict[Mode, str] = {
+    "default": "Let's reason it through with the course material.",
+    "eli5": "Here's the simple version.",
+    "analogy": "Let's find a picture for this.",
+    "code": "Let's look at it in code.",
+    "deep_dive": "Let's go deep. Here is exactly what the course material says.",
 }
+
+
+def style_of(mode: Mode) -> Style:
+    """How a first answer in `mode` reads: how many passages and sentences, its opener, and
+    whether only plain sentences will do (ELI5)."""
+    q = tutor_parameters()
+    m = q.modes
+    sizes: dict[Mode, tuple[int, int]] = {
+        "default": (m.default_passages, m.default_sentences),
+        "eli5": (m.eli5_passages, m.eli5_sentences),
+        "analogy": (m.analogy_passages, q.replies.mapped_sentences),
+        "code": (m.code_passages, q.replies.code_explanation_sentences),
+        "deep_dive": (m.deep_dive_passages, m.deep_dive_sentences),
+    }
+    passages, count = sizes[mode]
+    return Style(passages, count, OPENERS[mode], plain=mode == "eli5")
+
 
 CHECKS: dict[Mode, tuple[str, ...]] = {
     "default": (
@@ -128,7 +143,8 @@ def pick_sentences(passage: Passage, question: str, count: int, *, plain: bool) 
     wanted = stem_set(question)
     candidates = sentences(passage.text)
     if plain:
-        simple = [s for s in candidates if is_plain(s) and len(s.split()) <= 30]
+        words = tutor_parameters().replies.plain_sentence_words
+        simple = [s for s in candidates if is_plain(s) and len(s.split()) <= words]
         candidates = simple or sorted(candidates, key=len)[:1]
     ranked = sorted(
         range(len(candidates)), key=lambda i: (-len(wanted & stem_set(candidates[i])), i)
@@ -137,17 +153,16 @@ def pick_sentences(passage: Passage, question: str, count: int, *, plain: bool) 
     return [candidates[i] for i in chosen]
 
 
-TABLE_ROWS = 4  # rows of a table section an answer quotes, besides its header
-
-
-def table_rows(markdown: str, question: str, count: int = TABLE_ROWS) -> str:
-    """The first markdown table of a passage cut to its header and the (at most `count`) rows
-    that say most of the question, in the table's order, or its first rows when none does: how a
-    section that is a table (a comparison, a cheat sheet) answers. Empty when the passage has no
-    table."""
+def table_rows(markdown: str, question: str, count: int | None = None) -> str:
+    """The first markdown table of a passage cut to its header and the (at most `count`, by
+    default `replies.table_rows`) rows that say most of the question, in the table's order, or
+    its first rows when none does: how a section that is a table (a comparison, a cheat sheet)
+    answers. Empty when the passage has no table."""
     table = first_table(markdown)
     if table is None:
         return ""
+    if count is None:
+        count = tutor_parameters().replies.table_rows
     wanted = stem_set(question)
     said = [len(wanted & stem_set(row)) for row in table.rows]
     ranked = sorted(range(len(table.rows)), key=lambda i: (-said[i], i))
@@ -170,7 +185,7 @@ def answer(
     """A grounded, cited, mode-shaped answer that ends in a check; `earlier` is the section the
     conversation was on, when this new question grows out of it (the answer says how)."""
     mode = context.mode
-    style = STYLES[mode]
+    style = style_of(mode)
     # More passages of the same lesson deepen the answer; another lesson's would change topic.
     chosen = [p for p in passages if p.lesson == passages[0].lesson][: style.passages]
     parts = [style.opener]
@@ -198,7 +213,8 @@ def answer(
         analogy = find_analogy(context, f"{question} {focus_of(chosen, context)}")
         if analogy is not None:
             parts.append(f"A picture for it: {analogy.picture}")
-        if chosen and (visual := also_show(chosen[0], history, code_lines=PLAIN_SNIPPET_LINES)):
+        simple_code = tutor_parameters().replies.plain_snippet_lines
+        if chosen and (visual := also_show(chosen[0], history, code_lines=simple_code)):
             parts.append(visual)
     else:
         for passage in chosen:
@@ -234,10 +250,6 @@ def whole_section(passage: Passage, sections: Sequence[Section]) -> Passage:
     return passage
 
 
-SNIPPET_LINES = 14
-PLAIN_SNIPPET_LINES = 6  # simple modes show code only when it is this short, and then whole
-
-
 def also_show(
     passage: Passage, history: Sequence[str], *, code_lines: int | None = None
 ) -> str | None:
@@ -250,6 +262,7 @@ def also_show(
             continue
         if block.language == "mermaid":
             return f"As a diagram:\n\n```mermaid\n{body}\n```"
+    shown_lines = tutor_parameters().replies.snippet_lines
     for block in code_blocks(passage.text):
         body = block.code.strip()
         if block.language == "mermaid" or not body or any(body[:80] in e for e in history):
@@ -257,8 +270,8 @@ def also_show(
         lines = body.splitlines()
         if code_lines is not None and len(lines) > code_lines:
             continue
-        if len(lines) > SNIPPET_LINES:
-            body = "\n".join(lines[:SNIPPET_LINES]) + "\n# … (the rest is in the lesson)"
+        if len(lines) > shown_lines:
+            body = "\n".join(lines[:shown_lines]) + "\n# … (the rest is in the lesson)"
         return f"In the lesson's code:\n\n```{block.language or 'python'}\n{body}\n```"
     return None
 
@@ -266,6 +279,7 @@ def also_show(
 def _plain(passages: list[Passage], question: str, count: int) -> list[str]:
     """The simplest on-topic sentences of the best few passages, each group cited."""
     wanted = stem_set(question)
+    words = tutor_parameters().replies.plain_sentence_words
     on_topic = [
         (rank, position, sentence)
         for rank, passage in enumerate(passages)
@@ -275,7 +289,7 @@ def _plain(passages: list[Passage], question: str, count: int) -> list[str]:
     plain = [
         (-len(wanted & stem_set(s)), rank, position, s)
         for rank, position, s in on_topic
-        if is_plain(s) and len(s.split()) <= 30
+        if is_plain(s) and len(s.split()) <= words
     ]
     # With nothing plain on topic, the least technical on-topic sentence.
     best = (
@@ -292,7 +306,8 @@ def _plain(passages: list[Passage], question: str, count: int) -> list[str]:
 
 
 def _technicality(sentence: str) -> int:
-    return 10 * len(re.findall(r"[$\\`^_{}=]", sentence)) + len(sentence.split())
+    symbol = tutor_parameters().replies.technical_symbol_words
+    return symbol * len(re.findall(r"[$\\`^_{}=]", sentence)) + len(sentence.split())
 
 
 def _elsewhere(passage: Passage, context: TutorContext) -> str:
@@ -318,7 +333,8 @@ def _analogy_mode(
     analogy = find_analogy(context, f"{question} {focus}")
     if analogy is None:
         return analogy_parts(chosen, passages, question)
-    core = " ".join(pick_sentences(chosen[0], question, 2, plain=False))
+    mapped = tutor_parameters().replies.mapped_sentences
+    core = " ".join(pick_sentences(chosen[0], question, mapped, plain=False))
     if used_in(analogy, history):
         return [
             building_on(analogy, history, question),
@@ -336,17 +352,18 @@ def analogy_parts(chosen: list[Passage], passages: list[Passage], question: str)
     """The course's own picture for the idea when it has one; otherwise an invitation to build
     one (the offline tutor does not invent analogies)."""
     core = chosen[0]
+    q = tutor_parameters().replies
     for passage in passages:
         pictures = [s for s in sentences(passage.text) if _ANALOGY.search(s)]
         if pictures:
             parts = [f"The course offers this picture: {pictures[0]}\n{citation(passage)}"]
-            rest = pick_sentences(core, question, 3, plain=False)
+            rest = pick_sentences(core, question, q.mapped_with_picture, plain=False)
             picked = " ".join(s for s in rest if s != pictures[0])
             if picked:
                 parts.append(f"Now map it onto the real thing: {picked}\n{citation(core)}")
             return parts
     parts = ["The course material has no ready-made analogy for this, so let's build one together."]
-    picked = " ".join(pick_sentences(core, question, 2, plain=False))
+    picked = " ".join(pick_sentences(core, question, q.mapped_sentences, plain=False))
     if picked:
         parts.append(f"Here's the idea we need a picture for: {picked}\n{citation(core)}")
     return parts
@@ -383,6 +400,7 @@ def _code(
                 if best is None or score > best[0]:
                     best = (score, block.language, piece, title, path)
     core = chosen[0]
+    q = tutor_parameters().replies
     parts = []
     if best is None:
         parts.append("The course material has no code for this, and I won't invent any.")
@@ -390,12 +408,12 @@ def _code(
         _, language, code, title, path = best
         where = " › ".join(path[1:] if len(path) > 1 else path)
         lines = code.splitlines()
-        shown = "\n".join(lines[:30]) + (
-            "\n# … (the rest is in the lesson)" if len(lines) > 30 else ""
+        shown = "\n".join(lines[: q.code_lines]) + (
+            "\n# … (the rest is in the lesson)" if len(lines) > q.code_lines else ""
         )
         source = f"{title or 'the lesson'} › {where}" if where else title or "the lesson"
         parts.append(f"From {source}:\n\n```{language or 'python'}\n{shown}\n```")
-    picked = pick_sentences(core, question, 2, plain=False)
+    picked = pick_sentences(core, question, q.code_explanation_sentences, plain=False)
     if picked:
         parts.append(f"{' '.join(picked)}\n{citation(core)}")
     return parts
@@ -442,7 +460,8 @@ def check(context: TutorContext, question: str, chosen: list[Passage], history: 
     focus_words = stem_set(question) | {w for p in chosen for w in stem_set(" ".join(headings(p)))}
     # The rhythm's "check": after a couple of replies without a quiz, a loosely fitting card will
     # do; otherwise only one that is clearly about what was asked.
-    fit = 1 if quiz_due(history) else QUIZ_FIT
+    q = tutor_parameters().replies
+    fit = q.quiz_loose_fit if quiz_due(history) else q.quiz_fit
     card = pick_quiz(context, focus_words, history, force=False, fit=fit) if on_lesson else None
     if card is not None:
         return quiz_text(card)
@@ -451,14 +470,12 @@ def check(context: TutorContext, question: str, chosen: list[Passage], history: 
     return template.format(focus=focus_of(chosen, context))
 
 
-QUIZ_FIT = 2  # words a quiz card must share with what was asked to close an answer...
-QUIZ_DUE_AFTER = 2  # ...or just one, once this many replies have gone without a quiz
-
-
 def quiz_due(history: Sequence[str]) -> bool:
-    """Whether the conversation's last QUIZ_DUE_AFTER replies went without a quiz card."""
-    recent = history[-QUIZ_DUE_AFTER:]
-    return len(recent) == QUIZ_DUE_AFTER and not any("<quiz>" in reply for reply in recent)
+    """Whether the conversation's last `replies.quiz_due_after` replies went without a quiz
+    card."""
+    due_after = tutor_parameters().replies.quiz_due_after
+    recent = history[-due_after:]
+    return len(recent) == due_after and not any("<quiz>" in reply for reply in recent)
 
 
 def pick_quiz(
@@ -467,10 +484,12 @@ def pick_quiz(
     history: list[str],
     *,
     force: bool,
-    fit: int = QUIZ_FIT,
+    fit: int | None = None,
 ) -> QuizCard | None:
     """The lesson quiz question closest to `focus` that this conversation has not shown yet
-    (sharing at least `fit` of its words, unless `force`)."""
+    (sharing at least `fit` of its words, by default `replies.quiz_fit`, unless `force`)."""
+    if fit is None:
+        fit = tutor_parameters().replies.quiz_fit
     shown = "\n".join(history)
     fresh = [card for card in context.quiz if card.id not in shown]
     if not fresh:
@@ -489,12 +508,13 @@ def quiz_reply(context: TutorContext, card: QuizCard) -> str:
     """A quiz card asked for on its own, with the lesson section it checks (so the learner can
     look it up, and a follow-up knows what the card was about)."""
     wanted = stem_set(f"{card.question} {card.explanation} {' '.join(card.options)}")
+    heading_weight = tutor_parameters().replies.quiz_heading_weight
     best: tuple[int, tuple[str, ...]] | None = None
     for path, body in lesson_sections(context.lesson_content):
         if len(path) < 2:
             continue
         score = len(wanted & stem_set(" ".join(path) + " " + " ".join(body)))
-        score += 3 * len(wanted & stem_set(path[-1]))
+        score += heading_weight * len(wanted & stem_set(path[-1]))
         if best is None or score > best[0]:
             best = (score, path)
     where = f"\n_(Source: {context.lesson_title} › {' › '.join(best[1][1:])})_" if best else ""
@@ -517,7 +537,8 @@ def with_lesson_check(reply: str, lesson: dict[str, Any], question: str, history
     if not scored:
         return reply
     score, _, card = max(scored, key=lambda item: item[:2])
-    if score < (0 if quiz_due(history) else 1):  # when one is due, any card of the lesson
+    fit = tutor_parameters().replies.explore_quiz_fit
+    if score < (0 if quiz_due(history) else fit):  # when one is due, any card of the lesson
         return reply
     body, _, _ = reply.rpartition("\n\n")
     return f"{body}\n\n{quiz_text(card)}" if body else reply
@@ -535,19 +556,22 @@ def quiz_text(card: QuizCard) -> str:
     return f"{QUIZ_LEAD}\n\n{render_block('quiz', block)}"
 
 
-def lesson_headings(context: TutorContext, limit: int = 3) -> list[str]:
+def lesson_headings(context: TutorContext, limit: int | None = None) -> list[str]:
+    """The lesson's first main headings (`replies.opening_headings` of them by default)."""
+    if limit is None:
+        limit = tutor_parameters().replies.opening_headings
     found = re.findall(r"^##\s+(.+?)\s*$", context.lesson_content, flags=re.MULTILINE)
     return [re.sub(r"[`*_]", "", h) for h in found[:limit]]
 
 
 def first_sentence(text: str) -> str:
     found = sentences(text)
-    return found[0] if found else shorten(text, 200)
+    return found[0] if found else shorten(text, tutor_parameters().replies.greeting_summary_chars)
 
 
 def resources_text(resources: list[dict[str, Any]]) -> str:
     cards = []
-    for item in resources[:3]:
+    for item in resources[: tutor_parameters().replies.resources_shown]:
         block = ResourceBlock(
             title=str(item.get("title", "")) or "Resource",
             url=str(item.get("url", "")),

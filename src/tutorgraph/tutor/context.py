@@ -7,11 +7,10 @@ from __future__ import annotations
 from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, Field
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from tutorgraph.store import courses
-from tutorgraph.store.models import Lesson, Module, User
+from tutorgraph.store.models import Lesson, User
 
 Mode = Literal["default", "eli5", "analogy", "code", "deep_dive"]
 MODES: tuple[Mode, ...] = get_args(Mode)
@@ -89,12 +88,7 @@ def build_lesson_context(
     """The context for a lesson chat (the lesson must already be visible to `user`)."""
     course = lesson.module.learning_path
     done = courses.completed_lesson_ids(session=session, user=user)
-    ordered = session.execute(
-        select(Lesson.id, Lesson.slug, Lesson.title, Lesson.concepts)
-        .join(Module, Lesson.module_id == Module.id)
-        .where(Module.learning_path_id == course.id)
-        .order_by(Module.order_index, Lesson.order_index)
-    ).all()
+    ordered = courses.course_outline(session=session, course_id=course.id)
     return TutorContext(
         lesson_id=lesson.id,
         lesson_title=lesson.title,
@@ -130,13 +124,7 @@ def build_explore_context(*, session: Session, user: User | None, mode: Mode) ->
     done = courses.completed_lesson_ids(session=session, user=user)
     visible = [v.course for v in courses.visible_courses(session=session, user=user)]
     titles: dict[int, list[str]] = {course.id: [] for course in visible}
-    rows = session.execute(
-        select(Module.learning_path_id, Lesson.title)
-        .join(Module, Lesson.module_id == Module.id)
-        .where(Module.learning_path_id.in_(titles))
-        .order_by(Module.order_index, Lesson.order_index)
-    ).all()
-    for course_id, title in rows:
+    for course_id, title in courses.lesson_titles_by_course(session=session, course_ids=titles):
         titles[course_id].append(title)
     catalogue = [
         CourseInfo(
@@ -159,9 +147,7 @@ def build_explore_context(*, session: Session, user: User | None, mode: Mode) ->
 def completed_titles(*, session: Session, done: set[int]) -> list[str]:
     if not done:
         return []
-    return list(
-        session.scalars(select(Lesson.title).where(Lesson.id.in_(done)).order_by(Lesson.id))
-    )
+    return courses.lesson_titles(session=session, lesson_ids=done)
 
 
 def _images(metadata: list[Any]) -> list[ImageInfo]:

@@ -14,7 +14,8 @@
 
 A turn with words of its own about something else is a new question even when it says "why"
 ("why is attention permutation-equivariant?"): a follow-up must be about the topic, or say too
-little to be about anything else."""
+little to be about anything else. How few is too little, and how much is about the topic, are
+parameters: `dialogue` in tutor/parameters.yaml."""
 
 from __future__ import annotations
 
@@ -23,9 +24,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from tutorgraph.tutor._compose import QUIZ_LEAD, Cited, citations
-from tutorgraph.tutor._text import stem_set
+from tutorgraph.text.query import stem_set
 from tutorgraph.tutor.blocks import strip_blocks
+from tutorgraph.tutor.compose import QUIZ_LEAD, Cited, citations
+from tutorgraph.tutor.parameters import tutor_parameters
 
 Move = Literal[
     "new",
@@ -113,9 +115,6 @@ _LEANS_ON_CONTEXT = re.compile(
 # What the tutor says when the courses lack what was asked; written and read by this phrase.
 NOT_GUESSING = "I only answer from the course material, so I won't guess"
 _LESSON_LINK = re.compile(r"/learn/[\w-]+/([\w-]+)")
-FEW_FOR_TOPIC = 3  # a new question of this few words, about the topic, is searched with it
-RELATED_SHARE = 0.3  # share of a turn's own words found in the topic that makes it a follow-up
-FEW_WORDS = 1  # a turn with at most this many content words says too little to change topic
 
 
 @dataclass(frozen=True)
@@ -223,9 +222,10 @@ def about_topic(message: str, topic: Topic | None) -> bool:
         return False
     # The lesson's own name is in every question about it: it does not tie a turn to the topic.
     own = stem_set(_strip_move_words(message)) - stem_set(topic.cited.lesson_title)
-    if len(own) <= FEW_WORDS:
+    q = tutor_parameters().dialogue
+    if len(own) <= q.few_words:
         return True
-    return len(own & topic.words) / len(own) >= RELATED_SHARE
+    return len(own & topic.words) / len(own) >= q.related_share
 
 
 def _strip_move_words(message: str) -> str:
@@ -239,9 +239,10 @@ def query_for(message: str, move: Move, dialogue: Dialogue) -> str:
     and abbreviations itself (`_text.expand`)."""
     topic = dialogue.topic
     own = _strip_move_words(message)
+    q = tutor_parameters().dialogue
     if topic is None or move in ("new", "catalogue", "what_next"):
         own = _STYLE.sub(" ", message)  # "explain X like i'm five": search for X
-        if _LEANS_ON_CONTEXT.search(message) and len(stem_set(own)) <= 4:
+        if _LEANS_ON_CONTEXT.search(message) and len(stem_set(own)) <= q.leans_on_context_words:
             # "and for dicts?", "what's in that first lesson": the conversation says what
             before = topic.question if topic is not None else " ".join(_named(dialogue.last_reply))
             if topic is not None or not dialogue.redirected:
@@ -249,7 +250,7 @@ def query_for(message: str, move: Move, dialogue: Dialogue) -> str:
         if (
             topic is not None
             and move == "new"
-            and len(stem_set(own)) <= FEW_FOR_TOPIC
+            and len(stem_set(own)) <= q.few_for_topic
             and about_topic(message, topic)
         ):
             # "which arrow is the p - y step?" after the diagram: mostly the topic's own words, so

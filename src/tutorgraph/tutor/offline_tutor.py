@@ -27,11 +27,11 @@ from tutorgraph.llm import (
     ToolSpec,
 )
 from tutorgraph.offload import run_cpu_bound
-from tutorgraph.tutor import _compose as compose
+from tutorgraph.text.query import expand, stem_set
 from tutorgraph.tutor import _explore as explore
 from tutorgraph.tutor import _follow_up as follow_up
+from tutorgraph.tutor import compose
 from tutorgraph.tutor._passages import Passage, headings, relevant
-from tutorgraph.tutor._text import expand, stem_set
 from tutorgraph.tutor.context import TutorContext
 from tutorgraph.tutor.dialogue import (
     AND_FOR,
@@ -41,6 +41,7 @@ from tutorgraph.tutor.dialogue import (
     own_words,
     query_for,
 )
+from tutorgraph.tutor.parameters import tutor_parameters
 from tutorgraph.wording import counted
 
 TUTOR_AGENT = "tutor"
@@ -151,7 +152,7 @@ def intent_of(message: str, *, conversing: bool = False) -> Intent:
         return "progress"
     if _RESOURCES.search(message):
         return "resources"
-    short = len(message.split()) <= 2 and not conversing
+    short = len(message.split()) <= tutor_parameters().turns.greeting_words and not conversing
     if not stem_set(message) and (_GREETING.search(message) or short):
         return "greeting"
     return "question"
@@ -236,10 +237,8 @@ def _question_step(context: TutorContext, turn: Turn, tools: set[str]) -> ToolRe
                 topic = f"{about.cited.lesson_title} {about.cited.heading}" if about else query
                 calls.append(_call("get_curated_resources", {"concepts": [], "query": topic}))
             return ToolRequest(LEAD_SEARCH_EXPLORE, calls)
-        calls = [
-            _call("search_course", {"query": query, "lesson_slug": context.lesson_slug, "k": 8}),
-            _call("search_course", {"query": query}),
-        ]
+        in_lesson = {"query": query, "lesson_slug": context.lesson_slug, "k": _lesson_search_k()}
+        calls = [_call("search_course", in_lesson), _call("search_course", {"query": query})]
         if context.mode == "code" and "get_lesson_context" in tools:
             calls.append(_call("get_lesson_context", {"lesson_slug": context.lesson_slug}))
         if _time_to_connect(dialogue) and "get_curated_resources" in tools:
@@ -284,7 +283,9 @@ def _question_step(context: TutorContext, turn: Turn, tools: set[str]) -> ToolRe
         # search inside it so the answer comes from its best section, not a course-wide near miss.
         lesson = passages[0].lesson
         opened = _call("get_lesson_context", {"lesson_slug": lesson})
-        inside = _call("search_course", {"query": query, "lesson_slug": lesson, "k": 8})
+        inside = _call(
+            "search_course", {"query": query, "lesson_slug": lesson, "k": _lesson_search_k()}
+        )
         return ToolRequest(LEAD_OPEN_LESSON, [opened, inside])
     fetched = turn.result("get_lesson_context") or {}
     if not lesson_mode and fetched.get("lesson_slug"):
@@ -311,6 +312,10 @@ def _question_step(context: TutorContext, turn: Turn, tools: set[str]) -> ToolRe
     return _connect(reply, turn)
 
 
+def _lesson_search_k() -> int:
+    return tutor_parameters().turns.lesson_search_k
+
+
 def _grows_out_of(dialogue: Dialogue, question: str, answer: Passage) -> compose.Cited | None:
     """The section the conversation was on, when a new question grows out of it: it asks about
     something that section said, and the answer is another section of the same lesson."""
@@ -328,14 +333,12 @@ def _not_shown(found: list[dict[str, Any]], history: Sequence[str]) -> list[dict
     return [r for r in found if not any(str(r.get("url", "")) in reply for reply in history)]
 
 
-CONNECT_AFTER = 2  # teaching replies before the tutor points to further reading (once)
-
-
 def _time_to_connect(dialogue: Dialogue) -> bool:
-    """The rhythm's "connect": once a conversation has gone a few turns, point further, once."""
+    """The rhythm's "connect": once a conversation has gone `turns.connect_after` teaching
+    replies, point further, once."""
     taught = sum("_(Source:" in reply for reply in dialogue.replies)
     shown = any("<resource>" in reply for reply in dialogue.replies)
-    return taught >= CONNECT_AFTER and not shown
+    return taught >= tutor_parameters().turns.connect_after and not shown
 
 
 def _connect(reply: str, turn: Turn) -> str:
@@ -383,8 +386,9 @@ def stuck(context: TutorContext) -> str:
 def redirect(context: TutorContext) -> str:
     """The honest answer to a question the course material does not cover."""
     if context.exploration_mode:
+        named = tutor_parameters().explore.redirect_lessons
         titles = "; ".join(
-            f"**{c.title}** ({', '.join(c.lessons[:4])})" for c in context.available_courses
+            f"**{c.title}** ({', '.join(c.lessons[:named])})" for c in context.available_courses
         )
         return (
             f"I searched every course here and found nothing on that, and {NOT_GUESSING}. "

@@ -1,10 +1,10 @@
 """Grading a learner's answer to one of a lesson's quiz cards and moving their mastery.
 
 Multiple choice is graded exactly: the answer is correct iff the chosen index is the card's
-`correct_index`. The score (1.0 or 0.0) is recorded through the grading engine's mastery update
-(`grading.mastery.record_score`, the same WMA + BKT update the Evaluator applies) for the card's
-concept, falling back to the lesson's first concept and then the lesson slug. No model call is
-needed for an exact check, so this is fast and deterministic.
+`correct_index`. The score (1.0 or 0.0) is recorded through the learner model's mastery update
+(`learner_model.mastery.record_score`, the same WMA + BKT update the Evaluator applies) for the
+card's concept, falling back to the lesson's first concept and then the lesson slug. No model call
+is needed for an exact check, so this is fast and deterministic.
 
 A card is evidence once per learner (`TutorQuizCard`): only a card the tutor has shown them
 can be answered, and only their first answer to it, in whichever conversation, moves mastery.
@@ -23,27 +23,19 @@ import uuid
 from collections.abc import Iterable
 
 from pydantic import BaseModel, Field
-from sqlalchemy import select, update
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from tutorgraph.errors import InputError, NotFoundError
-from tutorgraph.grading import mastery
-from tutorgraph.grading.events import EVENT_TEXT_CHARS, store_event
-from tutorgraph.store import atomic
-from tutorgraph.store.models import (
-    ExplorationSession,
-    Lesson,
-    TutorQuizAnswer,
-    TutorQuizCard,
-    TutorSession,
-    utcnow,
-)
+from tutorgraph.learner_model import mastery
+from tutorgraph.learner_model.events import EVENT_TEXT_CHARS, store_event
+from tutorgraph.store import tutor as stored
+from tutorgraph.store.models import ExplorationSession, Lesson, TutorQuizCard, TutorSession
 from tutorgraph.tutor.blocks import QuizBlock
 from tutorgraph.tutor.context import QuizCard
+from tutorgraph.tutor.parameters import tutor_parameters
 
 TRY_AGAIN = "Not quite. Have another look at the options and try again."
-WHY_CHARS = 500
+WHY_CHARS = 500  # the longest reason a learner may send: the API's limit, not a tutor rule
 
 
 class MasteryMove(BaseModel):
@@ -125,16 +117,14 @@ def register_card(
         explanation=block.explanation,
         concept=block.concept,
     )
-    session.add(
-        TutorQuizCard(
-            user_id=user_id,
-            lesson_id=lesson.id if lesson is not None else None,
-            quiz_id=card_id,
-            session_id=chat_id,
-            card=kept.model_dump(),
-        )
+    stored.add_written_card(
+        session,
+        user_id=user_id,
+        lesson_id=lesson.id if lesson is not None else None,
+        quiz_id=card_id,
+        chat_id=chat_id,
+        card=kept.model_dump(),
     )
-    session.flush()
     return card_id
 
 
@@ -147,7 +137,8 @@ def shown_card(
     quiz_id: str,
 ) -> tuple[QuizCard, TutorQuizCard]:
     """A card of this conversation's lesson (or of this explore chat) shown to the learner."""
-    row = _shown_card(session, user_id, lesson.id if lesson is not None else None, quiz_id)
+    lesson_id = lesson.id if lesson is not None else None
+    row = stored.shown_card(session, user_id=user_id, lesson_id=lesson_id, quiz_id=quiz_id)
     if row is not None and row.card is not None:
         if lesson is None and row.session_id != chat.id:
             row = None  # an explore card belongs to the chat that showed it
@@ -180,7 +171,7 @@ def grade_choice(
     correct = selected_index == card.correct_index
     if isinstance(chat, TutorSession):
         _remember_in_conversation(session, user_id, chat, card.id, selected_index, correct, why)
-    first = _count_first_answer(session, shown, selected_index)
+    first = stored.claim_counted_answer(session, shown, selected_index)
     concept = card_concept(card, lesson)
     move: MasteryMove | None = None
     if concept is not None and first:
@@ -238,13 +229,11 @@ def _answered(card: QuizCard, index: int, why: str | None) -> AnsweredCard:
 def mark_shown(*, session: Session, user_id: int, lesson_id: int, quiz_ids: Iterable[str]) -> None:
     """Record that the tutor showed these cards of the lesson to the learner."""
     for quiz_id in dict.fromkeys(quiz_ids):
-        if not quiz_id or _shown_card(session, user_id, lesson_id, quiz_id) is not None:
+        if not quiz_id:
             continue
-        try:
-            with session.begin_nested():
-                session.add(TutorQuizCard(user_id=user_id, lesson_id=lesson_id, quiz_id=quiz_id))
-        except IntegrityError:  # shown at the same moment elsewhere: it is recorded
-            continue
+        if stored.shown_card(session, user_id=user_id, lesson_id=lesson_id, quiz_id=quiz_id):
+            continue  # recorded already
+        stored.add_shown_card(session, user_id=user_id, lesson_id=lesson_id, quiz_id=quiz_id)
 
 
 def count_answer(
@@ -252,8 +241,8 @@ def count_answer(
 ) -> bool:
     """Whether this answer is the learner's first to a card shown to them; if so it is now
     the one that counts (the caller moves mastery)."""
-    card = _shown_card(session, user_id, lesson_id, quiz_id)
-    return card is not None and _count_first_answer(session, card, selected_index)
+    card = stored.shown_card(session, user_id=user_id, lesson_id=lesson_id, quiz_id=quiz_id)
+    return card is not None and stored.claim_counted_answer(session, card, selected_index)
 
 
 def answered_cards(
@@ -263,16 +252,10 @@ def answered_cards(
     its own, so their counted answer is the one to show."""
     found: dict[str, AnsweredCard] = {}
     if isinstance(chat, TutorSession):
-        rows = session.scalars(
-            select(TutorQuizAnswer).where(TutorQuizAnswer.session_id == chat.id)
-        ).all()
+        rows = stored.conversation_answers(session, chat.id)
         answers = [(row.quiz_id, row.selected_index, row.why) for row in rows]
     else:
-        cards = session.scalars(
-            select(TutorQuizCard).where(
-                TutorQuizCard.session_id == chat.id, TutorQuizCard.counted_index.is_not(None)
-            )
-        ).all()
+        cards = stored.counted_cards_of_chat(session, chat.id)
         answers = [(row.quiz_id, row.counted_index or 0, None) for row in cards]
     for quiz_id, index, why in answers:
         try:
@@ -283,33 +266,6 @@ def answered_cards(
             continue  # a lesson card since removed from the lesson
         found[quiz_id] = _answered(card, index, why)
     return found
-
-
-def _shown_card(
-    session: Session, user_id: int, lesson_id: int | None, quiz_id: str
-) -> TutorQuizCard | None:
-    in_lesson = (
-        TutorQuizCard.lesson_id.is_(None)
-        if lesson_id is None
-        else TutorQuizCard.lesson_id == lesson_id
-    )
-    return session.scalar(
-        select(TutorQuizCard).where(
-            TutorQuizCard.user_id == user_id, in_lesson, TutorQuizCard.quiz_id == quiz_id
-        )
-    )
-
-
-def _count_first_answer(session: Session, card: TutorQuizCard, selected_index: int) -> bool:
-    """Claim the card's one counted answer; False when an earlier answer has it. A conditional
-    update, so two answers at once cannot both count."""
-    claimed = session.execute(
-        update(TutorQuizCard)
-        .where(TutorQuizCard.id == card.id, TutorQuizCard.counted_at.is_(None))
-        .values(counted_index=selected_index, counted_at=utcnow())
-        .execution_options(synchronize_session=False)
-    )
-    return getattr(claimed, "rowcount", 0) == 1
 
 
 def _remember_in_conversation(
@@ -323,30 +279,20 @@ def _remember_in_conversation(
 ) -> None:
     """The conversation's latest answer to the card, so it reopens as the learner left it
     (a right answer is final: the card accepts no more answers)."""
-    row = atomic.locked(
-        session,
-        select(TutorQuizAnswer).where(
-            TutorQuizAnswer.session_id == chat.id, TutorQuizAnswer.quiz_id == quiz_id
-        ),
-    )
+    row = stored.conversation_answer_locked(session, chat_id=chat.id, quiz_id=quiz_id)
     if row is not None:
         if not row.correct:
             row.selected_index, row.correct, row.why = index, correct, why or None
         return
-    try:
-        with session.begin_nested():
-            session.add(
-                TutorQuizAnswer(
-                    user_id=user_id,
-                    session_id=chat.id,
-                    quiz_id=quiz_id,
-                    selected_index=index,
-                    correct=correct,
-                    why=why or None,
-                )
-            )
-    except IntegrityError:  # answered twice at once in this conversation: one is kept
-        return
+    stored.add_conversation_answer(
+        session,
+        user_id=user_id,
+        chat_id=chat.id,
+        quiz_id=quiz_id,
+        selected_index=index,
+        correct=correct,
+        why=why or None,
+    )
 
 
 def parse_choice(answer: str, card: QuizCard) -> int | None:
@@ -365,7 +311,8 @@ def parse_choice(answer: str, card: QuizCard) -> int | None:
     for index, option in enumerate(card.options):
         if option.strip().lower() == lowered:
             return index
+    least = tutor_parameters().quiz_answers.typed_option_min_chars
     for index, option in enumerate(card.options):
-        if lowered in option.lower() and len(lowered) >= 4:
+        if lowered in option.lower() and len(lowered) >= least:
             return index
     return None

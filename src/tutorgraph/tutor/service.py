@@ -26,7 +26,8 @@ from tutorgraph.llm import ErrorEvent, Message, Model, TextDelta, ToolSpec
 from tutorgraph.settings import Settings
 from tutorgraph.store import courses
 from tutorgraph.store.db import Database
-from tutorgraph.store.models import Lesson, User, new_uuid
+from tutorgraph.store.models import new_uuid
+from tutorgraph.store.users import get_user
 from tutorgraph.tutor import sessions
 from tutorgraph.tutor.agent_loop import AgentEvent, run_agent
 from tutorgraph.tutor.blocks import QuizBlock
@@ -158,7 +159,7 @@ def _read_lesson_chat(
     session: Session, request: TurnRequest
 ) -> tuple[str | None, list[Message], TutorContext]:
     assert request.lesson_id is not None
-    user = session.get(User, request.user_id)
+    user = get_user(session=session, user_id=request.user_id)
     lesson = courses.get_lesson(session=session, lesson_id=request.lesson_id, user=user)
     history: list[Message] = []
     if request.session_id is not None:
@@ -173,7 +174,7 @@ def _read_lesson_chat(
 def _read_explore_chat(
     session: Session, request: TurnRequest
 ) -> tuple[str | None, list[Message], TutorContext]:
-    user = session.get(User, request.user_id)
+    user = get_user(session=session, user_id=request.user_id)
     history: list[Message] = []
     if request.session_id is not None:
         chat = sessions.get_explore_session(
@@ -200,7 +201,11 @@ def keep_card(*, database: Database, turn: PreparedTurn, block: QuizBlock) -> st
     """Keep a quiz card of the reply server-side (shown to the learner) and return its id."""
     request = turn.request
     with writing(database) as session:
-        lesson = session.get(Lesson, request.lesson_id) if request.lesson_id is not None else None
+        lesson = (
+            courses.lesson_by_id(session=session, lesson_id=request.lesson_id)
+            if request.lesson_id is not None
+            else None
+        )
         return register_card(
             session=session,
             user_id=request.user_id,

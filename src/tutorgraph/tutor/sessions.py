@@ -1,25 +1,24 @@
-"""Chat persistence: lesson chats (TutorSession / ChatMessage) and explore chats
-(ExplorationSession / ExplorationMessage). A session belongs to one learner; to anyone else it
-does not exist."""
+"""Lesson chats and explore chats as the tutor uses them: a conversation belongs to one learner
+(to anyone else it does not exist), continues in its own lesson, and gives the model its recent
+history. The rows are kept by `store.tutor`."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal, TypeVar
+from typing import Literal
 
-from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from tutorgraph.errors import InputError, NotFoundError
 from tutorgraph.llm import Message
+from tutorgraph.store import tutor as stored
 from tutorgraph.store.models import (
     ChatMessage,
     ExplorationMessage,
     ExplorationSession,
     Lesson,
     TutorSession,
-    utcnow,
 )
 
 ChatRole = Literal["user", "assistant"]
@@ -70,10 +69,9 @@ def continued_tutor_session(
 def create_tutor_session(
     *, session: Session, chat_id: str, user_id: int, lesson_id: int, first_message: str
 ) -> None:
-    session.add(
-        TutorSession(id=chat_id, user_id=user_id, lesson_id=lesson_id, title=_title(first_message))
+    stored.add_tutor_chat(
+        session, chat_id=chat_id, user_id=user_id, lesson_id=lesson_id, title=_title(first_message)
     )
-    session.flush()
 
 
 def get_tutor_session(*, session: Session, user_id: int, session_id: str) -> TutorSession:
@@ -95,37 +93,20 @@ def add_tutor_message(
     interrupted: bool = False,
 ) -> int:
     """Store a message and touch the session (writes only: no read before the first write)."""
-    message = ChatMessage(
+    return stored.add_tutor_message(
+        session,
+        chat_id=chat_id,
         user_id=user_id,
         lesson_id=lesson_id,
-        session_id=chat_id,
         role=role,
         content=content,
         interrupted=interrupted,
     )
-    session.add(message)
-    session.flush()
-    _touch(session, TutorSession, chat_id)
-    return message.id
 
 
 def list_tutor_sessions(
     *, session: Session, user_id: int, lesson_id: int | None = None
 ) -> list[SessionSummary]:
-    counts = (
-        select(ChatMessage.session_id, func.count().label("n"))
-        .group_by(ChatMessage.session_id)
-        .subquery()
-    )
-    query = (
-        select(TutorSession, Lesson.title, func.coalesce(counts.c.n, 0))
-        .join(Lesson, Lesson.id == TutorSession.lesson_id)
-        .outerjoin(counts, counts.c.session_id == TutorSession.id)
-        .where(TutorSession.user_id == user_id)
-        .order_by(TutorSession.updated_at.desc())
-    )
-    if lesson_id is not None:
-        query = query.where(TutorSession.lesson_id == lesson_id)
     return [
         SessionSummary(
             id=chat.id,
@@ -136,18 +117,13 @@ def list_tutor_sessions(
             lesson_id=chat.lesson_id,
             lesson_title=title,
         )
-        for chat, title, count in session.execute(query).all()
+        for chat, title, count in stored.tutor_chats(session, user_id=user_id, lesson_id=lesson_id)
     ]
 
 
 def latest_tutor_session_id(*, session: Session, user_id: int, lesson_id: int) -> str | None:
     """The learner's most recently active conversation about this lesson, if any."""
-    return session.scalar(
-        select(TutorSession.id)
-        .where(TutorSession.user_id == user_id, TutorSession.lesson_id == lesson_id)
-        .order_by(TutorSession.updated_at.desc(), TutorSession.created_at.desc())
-        .limit(1)
-    )
+    return stored.latest_tutor_chat_id(session, user_id=user_id, lesson_id=lesson_id)
 
 
 def tutor_messages(*, session: Session, chat: TutorSession) -> list[StoredMessage]:
@@ -155,8 +131,9 @@ def tutor_messages(*, session: Session, chat: TutorSession) -> list[StoredMessag
 
 
 def delete_tutor_session(*, session: Session, user_id: int, session_id: str) -> None:
-    session.delete(get_tutor_session(session=session, user_id=user_id, session_id=session_id))
-    session.flush()
+    stored.delete_chat(
+        session, get_tutor_session(session=session, user_id=user_id, session_id=session_id)
+    )
 
 
 # --- explore chats -------------------------------------------------------------------------------
@@ -165,8 +142,7 @@ def delete_tutor_session(*, session: Session, user_id: int, session_id: str) -> 
 def create_explore_session(
     *, session: Session, chat_id: str, user_id: int, first_message: str
 ) -> None:
-    session.add(ExplorationSession(id=chat_id, user_id=user_id, title=_title(first_message)))
-    session.flush()
+    stored.add_explore_chat(session, chat_id=chat_id, user_id=user_id, title=_title(first_message))
 
 
 def get_explore_session(*, session: Session, user_id: int, session_id: str) -> ExplorationSession:
@@ -186,13 +162,14 @@ def add_explore_message(
     content: str,
     interrupted: bool = False,
 ) -> int:
-    message = ExplorationMessage(
-        user_id=user_id, session_id=chat_id, role=role, content=content, interrupted=interrupted
+    return stored.add_explore_message(
+        session,
+        chat_id=chat_id,
+        user_id=user_id,
+        role=role,
+        content=content,
+        interrupted=interrupted,
     )
-    session.add(message)
-    session.flush()
-    _touch(session, ExplorationSession, chat_id)
-    return message.id
 
 
 def write_reply(
@@ -204,31 +181,10 @@ def write_reply(
     done: bool,
 ) -> None:
     """Update an assistant reply with what has streamed so far; `done` clears `interrupted`."""
-    rows = ChatMessage if kind == "tutor" else ExplorationMessage
-    chats = TutorSession if kind == "tutor" else ExplorationSession
-    session.execute(
-        update(rows)
-        .where(rows.id == message_id)
-        .values(content=content, interrupted=not done)
-        .execution_options(synchronize_session=False)
-    )
-    chat_id = session.scalar(select(rows.session_id).where(rows.id == message_id))
-    if chat_id is not None:
-        _touch(session, chats, chat_id)
+    stored.write_reply(session, kind=kind, message_id=message_id, content=content, done=done)
 
 
 def list_explore_sessions(*, session: Session, user_id: int) -> list[SessionSummary]:
-    counts = (
-        select(ExplorationMessage.session_id, func.count().label("n"))
-        .group_by(ExplorationMessage.session_id)
-        .subquery()
-    )
-    query = (
-        select(ExplorationSession, func.coalesce(counts.c.n, 0))
-        .outerjoin(counts, counts.c.session_id == ExplorationSession.id)
-        .where(ExplorationSession.user_id == user_id)
-        .order_by(ExplorationSession.updated_at.desc())
-    )
     return [
         SessionSummary(
             id=chat.id,
@@ -237,7 +193,7 @@ def list_explore_sessions(*, session: Session, user_id: int) -> list[SessionSumm
             updated_at=chat.updated_at,
             message_count=int(count),
         )
-        for chat, count in session.execute(query).all()
+        for chat, count in stored.explore_chats(session, user_id=user_id)
     ]
 
 
@@ -246,48 +202,38 @@ def explore_messages(*, session: Session, chat: ExplorationSession) -> list[Stor
 
 
 def delete_explore_session(*, session: Session, user_id: int, session_id: str) -> None:
-    session.delete(get_explore_session(session=session, user_id=user_id, session_id=session_id))
-    session.flush()
+    stored.delete_chat(
+        session, get_explore_session(session=session, user_id=user_id, session_id=session_id)
+    )
 
 
 # --- shared by both kinds ------------------------------------------------------------------------
 
-ChatT = TypeVar("ChatT", TutorSession, ExplorationSession)
-MessageT = TypeVar("MessageT", ChatMessage, ExplorationMessage)
 
-
-def _owned(session: Session, kind: type[ChatT], *, user_id: int, session_id: str) -> ChatT:
-    chat = session.get(kind, session_id)
+def _owned(
+    session: Session, kind: type[stored.ChatT], *, user_id: int, session_id: str
+) -> stored.ChatT:
+    chat = stored.chat_by_id(session, kind, session_id)
     if chat is None or chat.user_id != user_id:
         raise NotFoundError(f"no conversation {session_id}")
     return chat
 
 
-def _recent(session: Session, rows: type[MessageT], chat_id: str) -> list[Message]:
+def _recent(session: Session, rows: type[stored.MessageT], chat_id: str) -> list[Message]:
     """The last HISTORY_MESSAGES messages of a conversation, oldest first, as model messages."""
-    found = session.scalars(
-        select(rows)
-        .where(rows.session_id == chat_id)
-        .order_by(rows.id.desc())
-        .limit(HISTORY_MESSAGES)
-    ).all()
+    found = stored.recent_messages(session, rows, chat_id, limit=HISTORY_MESSAGES)
     return [
         Message.assistant(row.content or NO_REPLY)
         if row.role == "assistant"
         else Message.user(row.content)
-        for row in reversed(found)
-    ]
-
-
-def _all_messages(session: Session, rows: type[MessageT], chat_id: str) -> list[StoredMessage]:
-    found = session.scalars(select(rows).where(rows.session_id == chat_id).order_by(rows.id)).all()
-    return [
-        StoredMessage(row.id, row.role, row.content, row.created_at, row.interrupted)
         for row in found
     ]
 
 
-def _touch(
-    session: Session, kind: type[TutorSession] | type[ExplorationSession], chat_id: str
-) -> None:
-    session.execute(update(kind).where(kind.id == chat_id).values(updated_at=utcnow()))
+def _all_messages(
+    session: Session, rows: type[stored.MessageT], chat_id: str
+) -> list[StoredMessage]:
+    return [
+        StoredMessage(row.id, row.role, row.content, row.created_at, row.interrupted)
+        for row in stored.all_messages(session, rows, chat_id)
+    ]

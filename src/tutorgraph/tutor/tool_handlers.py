@@ -9,7 +9,6 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 import anyio
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from tutorgraph.content.retrieval import SearchIndexes
@@ -20,7 +19,9 @@ from tutorgraph.settings import SearchSettings
 from tutorgraph.store import courses
 from tutorgraph.store.db import Database
 from tutorgraph.store.models import Lesson, User
-from tutorgraph.tutor._text import expand, shorten, stem_set
+from tutorgraph.store.users import get_user
+from tutorgraph.text.markdown import shorten
+from tutorgraph.text.query import expand, stem_set
 from tutorgraph.tutor.context import TutorContext, is_quiz
 from tutorgraph.tutor.web_search import search_web
 
@@ -119,7 +120,8 @@ class ToolExecutor:
     # --- database tools ---------------------------------------------------------------------------
 
     def _user(self, session: Session) -> User | None:
-        return session.get(User, self.context.user_id) if self.context.user_id else None
+        user_id = self.context.user_id
+        return get_user(session=session, user_id=user_id) if user_id else None
 
     def _lesson(self, session: Session, slug: str | None) -> Lesson:
         """A lesson by slug among the courses the learner can see (the current course first)."""
@@ -127,7 +129,7 @@ class ToolExecutor:
         if not slug:
             raise InputError("lesson_slug: name a lesson (there is no current lesson here)")
         user = self._user(session)
-        candidates = session.scalars(select(Lesson).where(Lesson.slug == slug)).all()
+        candidates = courses.lessons_with_slug(session=session, slug=slug)
         visible = [
             lesson
             for lesson in candidates

@@ -11,10 +11,10 @@ from typing import Any, cast
 
 from langchain_core.runnables import RunnableConfig
 
-from tutorgraph.grading import mastery
+from tutorgraph.learner_model import mastery
 from tutorgraph.offload import run_blocking
+from tutorgraph.store import courses
 from tutorgraph.store.db import Database
-from tutorgraph.store.models import Lesson
 from tutorgraph.tutor.context import QuizCard
 from tutorgraph.tutor.quiz_grading import (
     card_concept,
@@ -49,7 +49,7 @@ def _say(state: SessionState, text: str, **extra: Any) -> Update:
 
 def _lesson_title(database: Database, lesson_id: int) -> str:
     with database.session() as session:
-        lesson = session.get(Lesson, lesson_id)
+        lesson = courses.lesson_by_id(session=session, lesson_id=lesson_id)
         return lesson.title if lesson is not None else "this lesson"
 
 
@@ -104,7 +104,7 @@ async def explainer(state: SessionState, config: RunnableConfig) -> Update:
 
 def _weak_concepts(database: Database, user_id: int, lesson_id: int) -> list[tuple[str, float]]:
     with database.session() as session:
-        lesson = session.get(Lesson, lesson_id)
+        lesson = courses.lesson_by_id(session=session, lesson_id=lesson_id)
         if lesson is None:
             return []
         rows = []
@@ -132,7 +132,7 @@ async def gap_analysis(state: SessionState, config: RunnableConfig) -> Update:
 
 def _cards(database: Database, lesson_id: int) -> list[dict[str, Any]]:
     with database.session() as session:
-        lesson = session.get(Lesson, lesson_id)
+        lesson = courses.lesson_by_id(session=session, lesson_id=lesson_id)
         if lesson is None:
             return []
         return [card.model_dump() for card in lesson_quiz(lesson)[:QUIZ_LENGTH]]
@@ -175,7 +175,7 @@ def _grade(
     choice = parse_choice(answer, card)
     correct = choice == card.correct_index
     with database.session() as session:
-        lesson = session.get(Lesson, lesson_id)
+        lesson = courses.lesson_by_id(session=session, lesson_id=lesson_id)
         concept = card_concept(card, lesson) or "lesson"
         first = count_answer(
             session=session,

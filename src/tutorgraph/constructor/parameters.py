@@ -1,0 +1,331 @@
+"""The course constructor's thresholds, weights and caps, read from `parameters.yaml` beside
+this module, each with its provenance (`tutorgraph.parameter_files`): how sources become topics,
+key points and prerequisites (`analysis.py`, `text.py`), how the offline writer picks sentences
+and programs to ask about (`questions.py`, `programs.py`), which items the checks keep
+(`item_checks.py`), the readiness score (`readiness.py`), what a model is sent
+(`agents.py`, `pipelines.py`) and the targets of a published course (`publish.py`).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+from typing import Any, Self
+
+from pydantic import Field, model_validator
+
+from tutorgraph.parameter_files import (
+    ParameterFile,
+    ParameterSection,
+    ParameterSet,
+    load_parameter_file,
+)
+
+PARAMETERS_PATH = Path(__file__).with_name("parameters.yaml")
+HEADER = """\
+The course constructor's thresholds, weights and caps, with where each value came from.
+Schema and meaning: src/tutorgraph/constructor/parameters.py; the rules: constructor/analysis.py,
+text.py, questions.py, programs.py, item_checks.py, readiness.py, agents.py, pipelines.py and
+publish.py. All are hand-set. Change one by hand with a new date, procedure and split.
+"""
+
+
+def _share(description: str) -> Any:
+    return Field(ge=0.0, le=1.0, description=description)
+
+
+def _weight(description: str) -> Any:
+    return Field(ge=0.0, description=description)
+
+
+def _count(description: str, *, least: int = 1) -> Any:
+    return Field(ge=least, description=description)
+
+
+def _in_order(section: ParameterSection, *pairs: tuple[str, str]) -> None:
+    """Each (low, high) pair of a section's word ranges is a range: low <= high."""
+    for low, high in pairs:
+        if getattr(section, low) > getattr(section, high):
+            raise ValueError(f"{low} must be at most {high}")
+
+
+class TopicParameters(ParameterSection):
+    """How a file's headings and length become topics (`analysis.py`), and their key terms."""
+
+    min_topic_words: int = _count(
+        "A heading with less text than this (its subheadings' included) joins the topic before it."
+    )
+    short_topic_words: int = _count("A topic of fewer words is suggested for merging...")
+    long_topic_words: int = _count("...and one of more words for splitting.")
+    one_topic_words: int = _count(
+        "Heading-less text up to this many words is one topic, named by its file's title..."
+    )
+    segment_words: int = _count("...longer text is cut into topics of about this many words...")
+    short_tail_divisor: int = _count(
+        "...and a last piece shorter than segment_words divided by this joins the one before it."
+    )
+    key_terms: int = _count("Salient terms kept as a topic's key terms.")
+
+    @model_validator(mode="after")
+    def _ranges(self) -> Self:
+        _in_order(self, ("short_topic_words", "long_topic_words"))
+        return self
+
+
+class KeyPointParameters(ParameterSection):
+    """A topic's key points and summary from its sentences (`analysis.key_points`,
+    `analysis.summary_of`)."""
+
+    per_topic: int = _count("Key points a topic keeps at most.")
+    min_words: int = _count("A key point is a sentence of at least this many words...")
+    max_words: int = _count("...and at most this many.")
+    definition_bonus: float = _weight(
+        "Score of a definition ('X is a ...') over a sentence that only carries salient terms "
+        "(one point per term)."
+    )
+    position_cost: float = _weight(
+        "Score a sentence loses per sentence before it (earlier sentences win ties)."
+    )
+    opening_sentences: int = _count(
+        "Opening sentences that stand in when no sentence carries the topic's terms."
+    )
+    summary_sentences: int = _count("A topic's summary: at most this many sentences...")
+    summary_max_words: int = _count("...stopping once they pass this many words.")
+
+    @model_validator(mode="after")
+    def _ranges(self) -> Self:
+        _in_order(self, ("min_words", "max_words"))
+        return self
+
+
+class PrerequisiteParameters(ParameterSection):
+    """Which earlier topics a topic builds on (`analysis.prerequisites`): one point per term an
+    earlier topic introduced that it uses, plus the weights below."""
+
+    max_prerequisites: int = _count(
+        "Prerequisites a topic keeps at most (the model is asked for as many)."
+    )
+    title_named: float = _weight("Points when the topic's text names the earlier topic's title.")
+    cue_bonus: float = _weight(
+        "Points added, when there are some, if the topic has a dependency cue ('recall', 'as we "
+        "saw')..."
+    )
+    previous_topic_bonus: float = _weight(
+        "...and if the earlier topic is the one right before it in the same unit."
+    )
+    min_score: float = _weight("Points an earlier topic needs to be a prerequisite.")
+
+
+class ReadingParameters(ParameterSection):
+    """How the constructor reads prose into sentences and terms (`text.py`)."""
+
+    sentence_min_words: int = _count("A sentence needs this many words to be read as one.")
+    short_word_letters: int = _count(
+        "Words of at most this many letters are no term of their own; one of exactly this many "
+        "letters may continue a term ('k means')."
+    )
+    min_term_count: int = _count(
+        "Times a term must occur in a text to be salient, unless the author marked it in bold."
+    )
+    marked_term_max_words: int = _count("A bold phrase of at most this many words is a term.")
+    marked_boost: float = _weight("A term the author marked in bold weighs this many times more.")
+    phrase_boost: float = _weight("A term of two words weighs this many times more than one word.")
+    definition_term_max_words: int = _count(
+        "The term of a definition ('X is a ...') has at most this many words."
+    )
+
+
+class QuizWriterParameters(ParameterSection):
+    """The offline quiz writer (`questions.py`): how many items, and which sentences each
+    template may ask about (word counts of the whole sentence unless said otherwise)."""
+
+    items_per_topic: int = _count("Items written per topic (the model is asked for as many).")
+    blanks_per_topic: int = _count("Fill-in-the-blank items per topic at most, asked last.")
+    blank_min_mentions: int = _count(
+        "A one-word concept is blanked out only when the topic's prose names it this many times..."
+    )
+    phrase_min_mentions: int = _count("...a concept of several words this many times.")
+    concept_min_chars: int = _count("A concept to blank out has at least this many characters.")
+    give_away_min_chars: int = _count(
+        "A word of at least this many characters around the blank that contains the concept (or "
+        "a stem the concept contains) gives it away."
+    )
+    blank_min_words: int = _count("A sentence to blank out has at least this many words...")
+    blank_max_words: int = _count("...and at most this many.")
+    definition_max_words: int = _count("A definition asked about has at most this many words...")
+    definition_min_words: int = _count("...and its definition part at least this many.")
+    purpose_min_words: int = _count(
+        "A sentence saying what a term does and why has at least this many words..."
+    )
+    purpose_max_words: int = _count("...and at most this many.")
+    reason_sentence_min_words: int = _count(
+        "A sentence giving a fact and its reason has at least this many words..."
+    )
+    reason_sentence_max_words: int = _count("...and at most this many...")
+    fact_min_words: int = _count("...its fact at least this many...")
+    reason_min_words: int = _count("...and its reason at least this many.")
+    use_when_min_words: int = _count("A 'use X when ...' rule has at least this many words...")
+    use_when_max_words: int = _count("...and at most this many.")
+    contrast_min_words: int = _count(
+        "A contrast ('X ..., whereas Y ...') has at least this many words..."
+    )
+    contrast_max_words: int = _count("...and at most this many.")
+    clause_min_chars: int = _count(
+        "A purpose sentence is cut at its cue into two key points when each side has more than "
+        "this many characters."
+    )
+
+    @model_validator(mode="after")
+    def _ranges(self) -> Self:
+        _in_order(
+            self,
+            ("blank_min_words", "blank_max_words"),
+            ("purpose_min_words", "purpose_max_words"),
+            ("reason_sentence_min_words", "reason_sentence_max_words"),
+            ("use_when_min_words", "use_when_max_words"),
+            ("contrast_min_words", "contrast_max_words"),
+        )
+        return self
+
+
+class ProgramParameters(ParameterSection):
+    """Questions about the programs a lesson runs (`programs.py`)."""
+
+    min_code_lines: int = _count("A program asked about has at least this many lines...")
+    max_code_lines: int = _count("...and at most this many.")
+    max_output_lines: int = _count(
+        "Output lines a question expects at most (longer output is shown in part, not asked for)."
+    )
+    max_context_lines: int = _count(
+        "Lines of the lesson's earlier programs a program may be shown with."
+    )
+    context_depth: int = _count(
+        "A definition shown with a program may use a name defined earlier still, this many times "
+        "over."
+    )
+    explanation_min_words: int = _count(
+        "A sentence that explains a program (or says why it fails) has at least this many words..."
+    )
+    explanation_max_words: int = _count("...and at most this many.")
+    explanation_sentences: int = _count("Sentences of explanation an answer keeps.")
+
+    @model_validator(mode="after")
+    def _ranges(self) -> Self:
+        _in_order(
+            self,
+            ("min_code_lines", "max_code_lines"),
+            ("explanation_min_words", "explanation_max_words"),
+        )
+        return self
+
+
+class ItemCheckParameters(ParameterSection):
+    """The checks of every quiz item, whichever engine wrote it (`item_checks.py`)."""
+
+    answerable_top_k: int = _count(
+        "An item is answerable when a search of the sources with its question finds its "
+        "evidence in this many top results..."
+    )
+    answerable_coverage: float = _share(
+        "...in a chunk holding this share of the evidence's content stems (or all its text)."
+    )
+    leak_share: float = _share(
+        "A question holding this share of one of its key point's content stems gives it away..."
+    )
+    leak_min_stems: int = _count("...for a key point of at least this many content stems.")
+    duplicate_share: float = _share(
+        "Two items whose questions (both ways) and answers share this share of their content "
+        "stems are duplicates."
+    )
+
+
+class RubricParameters(ParameterSection):
+    """An item's key points as its rubric (`readiness.rubric_points`)."""
+
+    max_points: int = _count("Rubric points kept at most.")
+    repeat_share: float = _share(
+        "A key point whose stems are this share of an earlier point's is a repeat."
+    )
+
+
+class ReadinessParameters(ParameterSection):
+    """The readiness report's checks, weights and bar (`readiness.py`)."""
+
+    ready_at: int = Field(
+        ge=0,
+        le=100,
+        description="A course is ready at this score (0-100) with no blocking check failed.",
+    )
+    answerability_target: float = _share(
+        "The answerability check passes when this share of the kept items is answerable."
+    )
+    min_items_per_topic: int = _count("Topic coverage: kept items every topic needs.")
+    min_bloom_levels: int = _count("Bloom coverage: levels every topic's items reach.")
+    objective_share: float = _share(
+        "Objectives: share of a topic's key points the items must ask about, on average."
+    )
+    objective_asked_share: float = _share(
+        "A key point is asked about when an item's key points and evidence hold this share of "
+        "its stems."
+    )
+    empty_file_words: int = _count(
+        "A file read with fewer words than this has almost no text...", least=0
+    )
+    empty_file_factor: float = _share("...and multiplies the content score by this.")
+    structure_issue_cost: float = _share("Structure score lost per structure issue.")
+    content_weight: float = _weight("Weight of the content check (every file read).")
+    structure_weight: float = _weight("Weight of the structure check (blocking).")
+    answerability_weight: float = _weight("Weight of the answerability check (blocking).")
+    leaks_weight: float = _weight("Weight of the no-leaks-or-duplicates check.")
+    topic_coverage_weight: float = _weight("Weight of the topic coverage check.")
+    bloom_coverage_weight: float = _weight("Weight of the Bloom coverage check.")
+    objectives_weight: float = _weight("Weight of the objectives check.")
+
+
+class ModelRequestParameters(ParameterSection):
+    """What the constructor sends a model (`agents.py`, `pipelines.bloom_plan`)."""
+
+    source_chars: int = _count("Characters of a topic's text a quiz request sends at most.")
+    outline_terms: int = _count("Salient terms listed per section in the outline for topics.")
+    analysis_min_words: int = _count(
+        "A topic of at least this many words is also asked analysis and evaluation questions."
+    )
+
+
+class PublishedTargetParameters(ParameterSection):
+    """The target confidence a published course sets for each level (`publish.build_domain`)."""
+
+    junior: float = _share("Target confidence of a junior.")
+    mid: float = _share("Target confidence of a mid-level learner.")
+    senior: float = _share("Target confidence of a senior.")
+    staff: float = _share("Target confidence of a staff-level learner.")
+
+
+class ConstructorParameters(ParameterSet):
+    """Every tunable value of the course constructor."""
+
+    topics: TopicParameters
+    key_points: KeyPointParameters
+    prerequisites: PrerequisiteParameters
+    reading: ReadingParameters
+    quiz_writer: QuizWriterParameters
+    programs: ProgramParameters
+    item_checks: ItemCheckParameters
+    rubrics: RubricParameters
+    readiness: ReadinessParameters
+    model_requests: ModelRequestParameters
+    published_targets: PublishedTargetParameters
+
+
+def load_constructor_parameters(
+    path: Path | None = None,
+) -> ParameterFile[ConstructorParameters]:
+    """The parameter file at `path` (the shipped one by default), checked (raises
+    ParameterFileError)."""
+    return load_parameter_file(path or PARAMETERS_PATH, ConstructorParameters)
+
+
+@cache
+def constructor_parameters() -> ConstructorParameters:
+    """The shipped parameters, read once."""
+    return load_constructor_parameters().values
