@@ -16,8 +16,8 @@ from tutorgraph.evals.runner import Transcript, TurnRecord
 from tutorgraph.evals.scenario import Expectation, Scenario
 from tutorgraph.text.markdown import sentences
 from tutorgraph.text.query import stem_set
-from tutorgraph.tutor.compose import Cited, citations
 from tutorgraph.tutor.blocks import QuizBlock, parse_blocks, strip_blocks
+from tutorgraph.tutor.compose import Cited, citations
 from tutorgraph.tutor.leaks import states_answer
 
 ANALOGY = re.compile(
