@@ -239,3 +239,18 @@ def _wrap(text: str, width: int) -> list[str]:
         else:
             lines.append(word)
     return lines
+
+
+def share(description: str) -> Any:
+    """A field holding a share: a number from 0 to 1."""
+    return Field(ge=0.0, le=1.0, description=description)
+
+
+def weight(description: str) -> Any:
+    """A field holding a weight: a number of at least 0."""
+    return Field(ge=0.0, description=description)
+
+
+def count(description: str, *, least: int = 1) -> Any:
+    """A field holding a count: a whole number of at least `least`."""
+    return Field(ge=least, description=description)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from functools import cache
 from pathlib import Path
-from typing import Any, Self
+from typing import Self
 
 from pydantic import Field, model_validator
 
@@ -18,7 +18,10 @@ from tutorgraph.parameter_files import (
     ParameterFile,
     ParameterSection,
     ParameterSet,
+    count,
     load_parameter_file,
+    share,
+    weight,
 )
 
 PARAMETERS_PATH = Path(__file__).with_name("parameters.yaml")
@@ -28,18 +31,6 @@ Schema and meaning: src/tutorgraph/constructor/parameters.py; the rules: constru
 text.py, questions.py, programs.py, item_checks.py, readiness.py, agents.py, pipelines.py and
 publish.py. All are hand-set. Change one by hand with a new date, procedure and split.
 """
-
-
-def _share(description: str) -> Any:
-    return Field(ge=0.0, le=1.0, description=description)
-
-
-def _weight(description: str) -> Any:
-    return Field(ge=0.0, description=description)
-
-
-def _count(description: str, *, least: int = 1) -> Any:
-    return Field(ge=least, description=description)
 
 
 def _in_order(section: ParameterSection, *pairs: tuple[str, str]) -> None:
@@ -52,19 +43,19 @@ def _in_order(section: ParameterSection, *pairs: tuple[str, str]) -> None:
 class TopicParameters(ParameterSection):
     """How a file's headings and length become topics (`analysis.py`), and their key terms."""
 
-    min_topic_words: int = _count(
+    min_topic_words: int = count(
         "A heading with less text than this (its subheadings' included) joins the topic before it."
     )
-    short_topic_words: int = _count("A topic of fewer words is suggested for merging...")
-    long_topic_words: int = _count("...and one of more words for splitting.")
-    one_topic_words: int = _count(
+    short_topic_words: int = count("A topic of fewer words is suggested for merging...")
+    long_topic_words: int = count("...and one of more words for splitting.")
+    one_topic_words: int = count(
         "Heading-less text up to this many words is one topic, named by its file's title..."
     )
-    segment_words: int = _count("...longer text is cut into topics of about this many words...")
-    short_tail_divisor: int = _count(
+    segment_words: int = count("...longer text is cut into topics of about this many words...")
+    short_tail_divisor: int = count(
         "...and a last piece shorter than segment_words divided by this joins the one before it."
     )
-    key_terms: int = _count("Salient terms kept as a topic's key terms.")
+    key_terms: int = count("Salient terms kept as a topic's key terms.")
 
     @model_validator(mode="after")
     def _ranges(self) -> Self:
@@ -76,21 +67,21 @@ class KeyPointParameters(ParameterSection):
     """A topic's key points and summary from its sentences (`analysis.key_points`,
     `analysis.summary_of`)."""
 
-    per_topic: int = _count("Key points a topic keeps at most.")
-    min_words: int = _count("A key point is a sentence of at least this many words...")
-    max_words: int = _count("...and at most this many.")
-    definition_bonus: float = _weight(
+    per_topic: int = count("Key points a topic keeps at most.")
+    min_words: int = count("A key point is a sentence of at least this many words...")
+    max_words: int = count("...and at most this many.")
+    definition_bonus: float = weight(
         "Score of a definition ('X is a ...') over a sentence that only carries salient terms "
         "(one point per term)."
     )
-    position_cost: float = _weight(
+    position_cost: float = weight(
         "Score a sentence loses per sentence before it (earlier sentences win ties)."
     )
-    opening_sentences: int = _count(
+    opening_sentences: int = count(
         "Opening sentences that stand in when no sentence carries the topic's terms."
     )
-    summary_sentences: int = _count("A topic's summary: at most this many sentences...")
-    summary_max_words: int = _count("...stopping once they pass this many words.")
+    summary_sentences: int = count("A topic's summary: at most this many sentences...")
+    summary_max_words: int = count("...stopping once they pass this many words.")
 
     @model_validator(mode="after")
     def _ranges(self) -> Self:
@@ -102,35 +93,35 @@ class PrerequisiteParameters(ParameterSection):
     """Which earlier topics a topic builds on (`analysis.prerequisites`): one point per term an
     earlier topic introduced that it uses, plus the weights below."""
 
-    max_prerequisites: int = _count(
+    max_prerequisites: int = count(
         "Prerequisites a topic keeps at most (the model is asked for as many)."
     )
-    title_named: float = _weight("Points when the topic's text names the earlier topic's title.")
-    cue_bonus: float = _weight(
+    title_named: float = weight("Points when the topic's text names the earlier topic's title.")
+    cue_bonus: float = weight(
         "Points added, when there are some, if the topic has a dependency cue ('recall', 'as we "
         "saw')..."
     )
-    previous_topic_bonus: float = _weight(
+    previous_topic_bonus: float = weight(
         "...and if the earlier topic is the one right before it in the same unit."
     )
-    min_score: float = _weight("Points an earlier topic needs to be a prerequisite.")
+    min_score: float = weight("Points an earlier topic needs to be a prerequisite.")
 
 
 class ReadingParameters(ParameterSection):
     """How the constructor reads prose into sentences and terms (`text.py`)."""
 
-    sentence_min_words: int = _count("A sentence needs this many words to be read as one.")
-    short_word_letters: int = _count(
+    sentence_min_words: int = count("A sentence needs this many words to be read as one.")
+    short_word_letters: int = count(
         "Words of at most this many letters are no term of their own; one of exactly this many "
         "letters may continue a term ('k means')."
     )
-    min_term_count: int = _count(
+    min_term_count: int = count(
         "Times a term must occur in a text to be salient, unless the author marked it in bold."
     )
-    marked_term_max_words: int = _count("A bold phrase of at most this many words is a term.")
-    marked_boost: float = _weight("A term the author marked in bold weighs this many times more.")
-    phrase_boost: float = _weight("A term of two words weighs this many times more than one word.")
-    definition_term_max_words: int = _count(
+    marked_term_max_words: int = count("A bold phrase of at most this many words is a term.")
+    marked_boost: float = weight("A term the author marked in bold weighs this many times more.")
+    phrase_boost: float = weight("A term of two words weighs this many times more than one word.")
+    definition_term_max_words: int = count(
         "The term of a definition ('X is a ...') has at most this many words."
     )
 
@@ -139,38 +130,38 @@ class QuizWriterParameters(ParameterSection):
     """The offline quiz writer (`questions.py`): how many items, and which sentences each
     template may ask about (word counts of the whole sentence unless said otherwise)."""
 
-    items_per_topic: int = _count("Items written per topic (the model is asked for as many).")
-    blanks_per_topic: int = _count("Fill-in-the-blank items per topic at most, asked last.")
-    blank_min_mentions: int = _count(
+    items_per_topic: int = count("Items written per topic (the model is asked for as many).")
+    blanks_per_topic: int = count("Fill-in-the-blank items per topic at most, asked last.")
+    blank_min_mentions: int = count(
         "A one-word concept is blanked out only when the topic's prose names it this many times..."
     )
-    phrase_min_mentions: int = _count("...a concept of several words this many times.")
-    concept_min_chars: int = _count("A concept to blank out has at least this many characters.")
-    give_away_min_chars: int = _count(
+    phrase_min_mentions: int = count("...a concept of several words this many times.")
+    concept_min_chars: int = count("A concept to blank out has at least this many characters.")
+    give_away_min_chars: int = count(
         "A word of at least this many characters around the blank that contains the concept (or "
         "a stem the concept contains) gives it away."
     )
-    blank_min_words: int = _count("A sentence to blank out has at least this many words...")
-    blank_max_words: int = _count("...and at most this many.")
-    definition_max_words: int = _count("A definition asked about has at most this many words...")
-    definition_min_words: int = _count("...and its definition part at least this many.")
-    purpose_min_words: int = _count(
+    blank_min_words: int = count("A sentence to blank out has at least this many words...")
+    blank_max_words: int = count("...and at most this many.")
+    definition_max_words: int = count("A definition asked about has at most this many words...")
+    definition_min_words: int = count("...and its definition part at least this many.")
+    purpose_min_words: int = count(
         "A sentence saying what a term does and why has at least this many words..."
     )
-    purpose_max_words: int = _count("...and at most this many.")
-    reason_sentence_min_words: int = _count(
+    purpose_max_words: int = count("...and at most this many.")
+    reason_sentence_min_words: int = count(
         "A sentence giving a fact and its reason has at least this many words..."
     )
-    reason_sentence_max_words: int = _count("...and at most this many...")
-    fact_min_words: int = _count("...its fact at least this many...")
-    reason_min_words: int = _count("...and its reason at least this many.")
-    use_when_min_words: int = _count("A 'use X when ...' rule has at least this many words...")
-    use_when_max_words: int = _count("...and at most this many.")
-    contrast_min_words: int = _count(
+    reason_sentence_max_words: int = count("...and at most this many...")
+    fact_min_words: int = count("...its fact at least this many...")
+    reason_min_words: int = count("...and its reason at least this many.")
+    use_when_min_words: int = count("A 'use X when ...' rule has at least this many words...")
+    use_when_max_words: int = count("...and at most this many.")
+    contrast_min_words: int = count(
         "A contrast ('X ..., whereas Y ...') has at least this many words..."
     )
-    contrast_max_words: int = _count("...and at most this many.")
-    clause_min_chars: int = _count(
+    contrast_max_words: int = count("...and at most this many.")
+    clause_min_chars: int = count(
         "A purpose sentence is cut at its cue into two key points when each side has more than "
         "this many characters."
     )
@@ -191,23 +182,23 @@ class QuizWriterParameters(ParameterSection):
 class ProgramParameters(ParameterSection):
     """Questions about the programs a lesson runs (`programs.py`)."""
 
-    min_code_lines: int = _count("A program asked about has at least this many lines...")
-    max_code_lines: int = _count("...and at most this many.")
-    max_output_lines: int = _count(
+    min_code_lines: int = count("A program asked about has at least this many lines...")
+    max_code_lines: int = count("...and at most this many.")
+    max_output_lines: int = count(
         "Output lines a question expects at most (longer output is shown in part, not asked for)."
     )
-    max_context_lines: int = _count(
+    max_context_lines: int = count(
         "Lines of the lesson's earlier programs a program may be shown with."
     )
-    context_depth: int = _count(
+    context_depth: int = count(
         "A definition shown with a program may use a name defined earlier still, this many times "
         "over."
     )
-    explanation_min_words: int = _count(
+    explanation_min_words: int = count(
         "A sentence that explains a program (or says why it fails) has at least this many words..."
     )
-    explanation_max_words: int = _count("...and at most this many.")
-    explanation_sentences: int = _count("Sentences of explanation an answer keeps.")
+    explanation_max_words: int = count("...and at most this many.")
+    explanation_sentences: int = count("Sentences of explanation an answer keeps.")
 
     @model_validator(mode="after")
     def _ranges(self) -> Self:
@@ -222,18 +213,18 @@ class ProgramParameters(ParameterSection):
 class ItemCheckParameters(ParameterSection):
     """The checks of every quiz item, whichever engine wrote it (`item_checks.py`)."""
 
-    answerable_top_k: int = _count(
+    answerable_top_k: int = count(
         "An item is answerable when a search of the sources with its question finds its "
         "evidence in this many top results..."
     )
-    answerable_coverage: float = _share(
+    answerable_coverage: float = share(
         "...in a chunk holding this share of the evidence's content stems (or all its text)."
     )
-    leak_share: float = _share(
+    leak_share: float = share(
         "A question holding this share of one of its key point's content stems gives it away..."
     )
-    leak_min_stems: int = _count("...for a key point of at least this many content stems.")
-    duplicate_share: float = _share(
+    leak_min_stems: int = count("...for a key point of at least this many content stems.")
+    duplicate_share: float = share(
         "Two items whose questions (both ways) and answers share this share of their content "
         "stems are duplicates."
     )
@@ -242,8 +233,8 @@ class ItemCheckParameters(ParameterSection):
 class RubricParameters(ParameterSection):
     """An item's key points as its rubric (`readiness.rubric_points`)."""
 
-    max_points: int = _count("Rubric points kept at most.")
-    repeat_share: float = _share(
+    max_points: int = count("Rubric points kept at most.")
+    repeat_share: float = share(
         "A key point whose stems are this share of an earlier point's is a repeat."
     )
 
@@ -256,38 +247,38 @@ class ReadinessParameters(ParameterSection):
         le=100,
         description="A course is ready at this score (0-100) with no blocking check failed.",
     )
-    answerability_target: float = _share(
+    answerability_target: float = share(
         "The answerability check passes when this share of the kept items is answerable."
     )
-    min_items_per_topic: int = _count("Topic coverage: kept items every topic needs.")
-    min_bloom_levels: int = _count("Bloom coverage: levels every topic's items reach.")
-    objective_share: float = _share(
+    min_items_per_topic: int = count("Topic coverage: kept items every topic needs.")
+    min_bloom_levels: int = count("Bloom coverage: levels every topic's items reach.")
+    objective_share: float = share(
         "Objectives: share of a topic's key points the items must ask about, on average."
     )
-    objective_asked_share: float = _share(
+    objective_asked_share: float = share(
         "A key point is asked about when an item's key points and evidence hold this share of "
         "its stems."
     )
-    empty_file_words: int = _count(
+    empty_file_words: int = count(
         "A file read with fewer words than this has almost no text...", least=0
     )
-    empty_file_factor: float = _share("...and multiplies the content score by this.")
-    structure_issue_cost: float = _share("Structure score lost per structure issue.")
-    content_weight: float = _weight("Weight of the content check (every file read).")
-    structure_weight: float = _weight("Weight of the structure check (blocking).")
-    answerability_weight: float = _weight("Weight of the answerability check (blocking).")
-    leaks_weight: float = _weight("Weight of the no-leaks-or-duplicates check.")
-    topic_coverage_weight: float = _weight("Weight of the topic coverage check.")
-    bloom_coverage_weight: float = _weight("Weight of the Bloom coverage check.")
-    objectives_weight: float = _weight("Weight of the objectives check.")
+    empty_file_factor: float = share("...and multiplies the content score by this.")
+    structure_issue_cost: float = share("Structure score lost per structure issue.")
+    content_weight: float = weight("Weight of the content check (every file read).")
+    structure_weight: float = weight("Weight of the structure check (blocking).")
+    answerability_weight: float = weight("Weight of the answerability check (blocking).")
+    leaks_weight: float = weight("Weight of the no-leaks-or-duplicates check.")
+    topic_coverage_weight: float = weight("Weight of the topic coverage check.")
+    bloom_coverage_weight: float = weight("Weight of the Bloom coverage check.")
+    objectives_weight: float = weight("Weight of the objectives check.")
 
 
 class ModelRequestParameters(ParameterSection):
     """What the constructor sends a model (`agents.py`, `pipelines.bloom_plan`)."""
 
-    source_chars: int = _count("Characters of a topic's text a quiz request sends at most.")
-    outline_terms: int = _count("Salient terms listed per section in the outline for topics.")
-    analysis_min_words: int = _count(
+    source_chars: int = count("Characters of a topic's text a quiz request sends at most.")
+    outline_terms: int = count("Salient terms listed per section in the outline for topics.")
+    analysis_min_words: int = count(
         "A topic of at least this many words is also asked analysis and evaluation questions."
     )
 
@@ -295,10 +286,10 @@ class ModelRequestParameters(ParameterSection):
 class PublishedTargetParameters(ParameterSection):
     """The target confidence a published course sets for each level (`publish.build_domain`)."""
 
-    junior: float = _share("Target confidence of a junior.")
-    mid: float = _share("Target confidence of a mid-level learner.")
-    senior: float = _share("Target confidence of a senior.")
-    staff: float = _share("Target confidence of a staff-level learner.")
+    junior: float = share("Target confidence of a junior.")
+    mid: float = share("Target confidence of a mid-level learner.")
+    senior: float = share("Target confidence of a senior.")
+    staff: float = share("Target confidence of a staff-level learner.")
 
 
 class ConstructorParameters(ParameterSet):

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 from pydantic import Field, model_validator
 
@@ -21,6 +20,7 @@ from tutorgraph.parameter_files import (
     ParameterSection,
     ParameterSet,
     load_parameter_file,
+    share,
 )
 
 PARAMETERS_PATH = Path(__file__).with_name("parameters.yaml")
@@ -35,14 +35,10 @@ value is changed by hand, with a new date, procedure and split, and a decision r
 Share = float  # a value in [0, 1]
 
 
-def _share(description: str) -> Any:
-    return Field(ge=0.0, le=1.0, description=description)
-
-
 class ScoringParameters(ParameterSection):
     """How the offline grader turns its readings into the three criteria (`offline.py`)."""
 
-    lexical_share: Share = _share(
+    lexical_share: Share = share(
         "With a rubric: the share of correctness the lexical model's P(correct) gives; the rest "
         "is key-point coverage."
     )
@@ -52,18 +48,18 @@ class ScoringParameters(ParameterSection):
         description="With a rubric: correctness is scaled by focus, full once this share of the "
         "answer's new ideas are the reference's, the points' or their phrasings'.",
     )
-    misconception_cap: Share = _share(
+    misconception_cap: Share = share(
         "Correctness an answer standing on a wrong idea (a stated misconception, or a graded "
         "wrong example near it) keeps at most."
     )
-    wrong_idea_completeness: Share = _share(
+    wrong_idea_completeness: Share = share(
         "With a rubric: factor on completeness when the answer stands on a wrong idea."
     )
-    denial_min_share: Share = _share(
+    denial_min_share: Share = share(
         "Without a rubric: share of a reference sentence an answer must say for a flipped word "
         "in it to deny the sentence."
     )
-    denial_factor: Share = _share(
+    denial_factor: Share = share(
         "Without a rubric: factor on correctness when the answer denies a reference sentence."
     )
     adequate_words: int = Field(
@@ -72,14 +68,14 @@ class ScoringParameters(ParameterSection):
     rambling_words: int = Field(
         ge=1, description="With a rubric: content words past which an answer counts as rambling."
     )
-    rambling_factor: Share = _share("Factor on length adequacy for a rambling answer.")
-    clarity_at_no_coverage: Share = _share(
+    rambling_factor: Share = share("Factor on length adequacy for a rambling answer.")
+    clarity_at_no_coverage: Share = share(
         "With a rubric: clarity is adequacy x (this + the rest x coverage)."
     )
-    clarity_when_wrong: Share = _share(
+    clarity_when_wrong: Share = share(
         "With a rubric: factor on clarity when the answer states a misconception or denies a point."
     )
-    adequacy_share: Share = _share(
+    adequacy_share: Share = share(
         "Without a rubric: clarity's weight on length adequacy; the rest is precision."
     )
     adequate_share_of_reference: Share = Field(
@@ -101,21 +97,21 @@ class ScoringParameters(ParameterSection):
 class ErrorTypeParameters(ParameterSection):
     """The offline grader's error-type rules (`offline._error_type`), below the spec's 0.8."""
 
-    near_miss_coverage: Share = _share(
+    near_miss_coverage: Share = share(
         "CARELESS: a near miss covers at least this share (and scores near_miss_score)."
     )
-    near_miss_score: Share = _share("CARELESS: the score a near miss reaches.")
-    slip_coverage: Share = _share(
+    near_miss_score: Share = share("CARELESS: the score a near miss reaches.")
+    slip_coverage: Share = share(
         "CARELESS: a negation flip or opposite swap at this coverage or more is a slip."
     )
-    on_the_point: Share = _share(
+    on_the_point: Share = share(
         "Share of the answer's new content words that are the reference's or the points' from "
         "which it talks about the point (needed for CARELESS and PROCEDURAL)."
     )
-    some_coverage: Share = _share(
+    some_coverage: Share = share(
         "INCOMPLETE (no graded example near): at least this key-point coverage..."
     )
-    own_ideas: Share = _share(
+    own_ideas: Share = share(
         "...and at least this share of its new words the reference's; less is mostly its own "
         "(wrong) idea: CONCEPTUAL."
     )
@@ -124,17 +120,17 @@ class ErrorTypeParameters(ParameterSection):
 class KeyPointParameters(ParameterSection):
     """When an answer makes a rubric point (`keypoints.assess_points`)."""
 
-    full_share: Share = _share(
+    full_share: Share = share(
         "Share of a phrasing's tokens (beyond the question's) that earns the point in full."
     )
-    partial_share: Share = _share(
+    partial_share: Share = share(
         "Share of a long phrasing's tokens from which the point earns partial credit (the share)."
     )
     partial_min_tokens: int = Field(ge=1, description="Tokens a phrasing needs for partial credit.")
-    point_denial: Share = _share(
+    point_denial: Share = share(
         "Share of a phrasing the answer must say there for a denial to contradict the point."
     )
-    support_share: Share = _share(
+    support_share: Share = share(
         "Share of a point the reference sentence that says most of it must say to count as "
         "one more phrasing."
     )
@@ -143,11 +139,11 @@ class KeyPointParameters(ParameterSection):
 class MisconceptionParameters(ParameterSection):
     """When a misconception's description is read into an answer (`keypoints`, `offline`)."""
 
-    described_up_to: Share = _share(
+    described_up_to: Share = share(
         "Descriptions are read only for an answer making at most this share of the points (of "
         "the reference's new content words without a rubric)."
     )
-    description_share: Share = _share(
+    description_share: Share = share(
         "Share of a description's tokens (beyond the question's) the answer must say."
     )
     description_min_tokens: int = Field(
@@ -159,14 +155,14 @@ class ExampleParameters(ParameterSection):
     """How the graded example answers pull a score (`examples.read_examples`)."""
 
     neighbours: int = Field(ge=1, description="Nearest examples whose grades are averaged.")
-    example_share: Share = _share(
+    example_share: Share = share(
         "Most of correctness the examples' estimate may replace (at similar_at and above)."
     )
-    similar_from: Share = _share("Similarity of the nearest example from which examples weigh.")
-    similar_at: Share = _share(
+    similar_from: Share = share("Similarity of the nearest example from which examples weigh.")
+    similar_at: Share = share(
         "Similarity at which the examples weigh fully, and a correct one vouches for the answer."
     )
-    misconception_similarity: Share = _share(
+    misconception_similarity: Share = share(
         "Similarity from which a wrong example near the answer says its wrong idea."
     )
 
@@ -180,7 +176,7 @@ class ExampleParameters(ParameterSection):
 class CertaintyParameters(ParameterSection):
     """How sure the offline grader is of its score (`uncertainty.py`)."""
 
-    unsure_below: Share = _share(
+    unsure_below: Share = share(
         "Certainty below which the feedback says so and mastery moves less."
     )
     disagreement_weight: float = Field(
@@ -190,8 +186,8 @@ class CertaintyParameters(ParameterSection):
     unread_weight: float = Field(
         ge=0.0, description="Doubt per share of unread answer tokens beyond unread_free."
     )
-    unread_free: Share = _share("Share of the answer's tokens that may be unread without doubt.")
-    reference_base: Share = _share(
+    unread_free: Share = share("Share of the answer's tokens that may be unread without doubt.")
+    reference_base: Share = share(
         "Without a rubric: certainty at the decision boundary (P = 0.5); it grows with "
         "2 x |P - 0.5|."
     )
@@ -200,7 +196,7 @@ class CertaintyParameters(ParameterSection):
 class NonAnswerParameters(ParameterSection):
     """Answers with nothing to grade or diagnose (`features.is_echo`, `classify.is_non_attempt`)."""
 
-    echo_share: Share = _share(
+    echo_share: Share = share(
         "An answer made only of question words that restates at least this share of them is "
         "an echo (no credit)."
     )
@@ -215,10 +211,10 @@ class NonAnswerParameters(ParameterSection):
 class ModelVerdictParameters(ParameterSection):
     """Model (judge) verdicts: error types when the judge gives none, and certainty."""
 
-    wrong_correctness_below: Share = _share(
+    wrong_correctness_below: Share = share(
         "Rule-based error type: correctness below this is CONCEPTUAL."
     )
-    careless_score_from: Share = _share(
+    careless_score_from: Share = share(
         "Rule-based error type: a score from this with nothing missing is CARELESS."
     )
     run_spread_for_doubt: float = Field(
@@ -231,8 +227,8 @@ class ModelVerdictParameters(ParameterSection):
 class FeedbackParameters(ParameterSection):
     """The offline feedback's wording thresholds (`feedback.offline_feedback`)."""
 
-    good_answer_from: Share = _share("Score from which the feedback says 'Good answer'.")
-    missing_points_below: Share = _share("Score below which the missing points are listed.")
+    good_answer_from: Share = share("Score from which the feedback says 'Good answer'.")
+    missing_points_below: Share = share("Score below which the missing points are listed.")
     points_listed: int = Field(ge=1, description="Most covered or missing points named.")
 
 
