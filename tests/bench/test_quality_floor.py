@@ -13,11 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from tutorgraph_bench.golden import development_graded, difference, render
+from tutorgraph_bench.golden import GOLDEN, development_graded, difference, render
 from tutorgraph_bench.learner_answers import AnswerReport, Graded, report
 
 ROOT = Path(__file__).resolve().parents[2]
-GOLDEN = Path(__file__).parent / "golden" / "learner_answers_dev.tsv"
 
 # The development half's headline figures, 2026-11-29 (98 questions, 294 answers). At 3febead
 # they were 90, 93, 91, 137 and 57; the lexicon's collision fixes of issue 33 (text/lexicon.yaml)

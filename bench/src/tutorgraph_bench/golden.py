@@ -20,7 +20,11 @@ from pathlib import Path
 from tutorgraph_bench.learner_answers import CATEGORIES, Graded, development_half, grade_all
 from tutorgraph_bench.splits import DEFAULT_SPLITS, load_split
 
-GOLDEN = Path("tests/bench/golden/learner_answers_dev.tsv")
+# The repository root is four levels up (bench/src/tutorgraph_bench/golden.py): the file is
+# written there whatever the working directory.
+GOLDEN = (
+    Path(__file__).resolve().parents[3] / "tests" / "bench" / "golden" / "learner_answers_dev.tsv"
+)
 COLUMNS = ("question", "category", "voice", "score", "error_type", "misconceptions")
 HEADER = (
     "# Per-answer verdicts of the offline grader on the development half of the learner\n"
