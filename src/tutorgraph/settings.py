@@ -85,7 +85,7 @@ class LimitSettings(BaseModel):
     extraction_memory_mb: int = Field(default=1024, ge=256, le=16384)  # per reader process
     # A cgroup v2 directory with memory and pids in its cgroup.subtree_control, where the server
     # may make a child per code run: the run's memory is then capped as a whole. Unusable or
-    # "": fewer processes per run and a lower address-space limit each (interview/sandbox.py).
+    # "": fewer processes per run and a lower address-space limit each (sandbox.py).
     sandbox_cgroup: str = "/sys/fs/cgroup/tutorgraph-sandbox"
     lti_logins_per_minute_per_ip: int = Field(default=30, ge=1)
 

@@ -12,7 +12,7 @@ from playwright.sync_api import Page, expect
 
 from tests.browser.accounts import register_and_log_in
 from tests.fakes.live_server import LiveServer
-from tutorgraph.interview.sandbox import sandbox_available
+from tutorgraph.sandbox import sandbox_available
 
 pytestmark = [
     pytest.mark.browser,

@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 
 from tests.conftest import register_and_login
 from tests.interview.resumes import RESUME
-from tutorgraph.interview.sandbox import sandbox_available
+from tutorgraph.sandbox import sandbox_available
 
 Headers = dict[str, str]
 

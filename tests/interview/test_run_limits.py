@@ -19,7 +19,7 @@ from fastapi.testclient import TestClient
 from tests.conftest import make_settings, register_and_login
 from tests.interview.resumes import RESUME
 from tests.interview.test_api import start
-from tutorgraph.interview.sandbox import sandbox_available
+from tutorgraph.sandbox import sandbox_available
 from tutorgraph.server import create_app
 from tutorgraph.store import migrate
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tutorgraph import offload
-from tutorgraph.interview.sandbox import (
+from tutorgraph.sandbox import (
     SandboxLimits,
     SandboxUnavailable,
     _cgroup_problem,

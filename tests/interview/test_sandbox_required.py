@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from tutorgraph.interview.sandbox import sandbox_available
+from tutorgraph.sandbox import sandbox_available
 
 
 @pytest.mark.skipif(

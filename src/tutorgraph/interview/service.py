@@ -24,7 +24,8 @@ from sqlalchemy.orm import Session
 from tutorgraph import observability, offload
 from tutorgraph.content.extract import ExtractionError, ExtractionLimits, extract_isolated
 from tutorgraph.errors import ConflictError, InputError, NotFoundError, UnavailableError
-from tutorgraph.interview import sandbox, signals
+from tutorgraph import sandbox
+from tutorgraph.interview import signals
 from tutorgraph.interview.context import InterviewContext
 from tutorgraph.interview.graph import compile_graph
 from tutorgraph.interview.planner import explored_anchors

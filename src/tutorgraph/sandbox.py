@@ -1,4 +1,4 @@
-"""Run a candidate's untrusted Python for the mock interview inside a bubblewrap sandbox.
+"""Run untrusted Python (an interview candidate's, a learner's answer) in a bubblewrap sandbox.
 
 Mechanism: `bwrap` starts the interpreter in new mount, pid, network, ipc, uts and cgroup
 namespaces. The root is a read-only tmpfs with read-only binds of `/usr` (and the `/bin`, `/lib`,
