@@ -33,8 +33,8 @@ from typing import Any
 
 import yaml
 
-from tutorgraph.engines import offline_engine
 from tutorgraph import sandbox
+from tutorgraph.engines import offline_engine
 from tutorgraph.interview.context import InterviewContext
 from tutorgraph.interview.dedup import content_words, normalise
 from tutorgraph.interview.intent import ACTIVE_CONFIDENCE, classify

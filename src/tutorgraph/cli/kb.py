@@ -16,7 +16,7 @@ from tutorgraph.knowledge.lint import lint_domain
 from tutorgraph.wording import counted
 
 kb_app = typer.Typer(
-    help="Knowledge-base domains: list, show, validate; the paraphrase lexicon: lexicon.",
+    help="Knowledge-base domains: list, show, validate, checks; the paraphrase lexicon: lexicon.",
     no_args_is_help=True,
 )
 kb_app.command("lexicon")(lexicon)
@@ -89,4 +89,48 @@ def validate(
     console.print(
         f"[green]ok[/] {path}: domain {kb.name}, {len(kb.topics)} topics, {questions} questions, "
         f"{phrasings} accepted phrasings, {examples} graded example answers"
+    )
+
+
+@kb_app.command("checks")
+def checks(
+    domain: Annotated[
+        str | None, typer.Argument(help="A domain name or YAML file (default: every shipped one).")
+    ] = None,
+) -> None:
+    """Run every question's answer checks on its `solution` (each case and value must accept it)
+    and on an answer that does nothing (no case may pass); exits 2 on a problem."""
+    from tutorgraph.grading.checks.verify import verify
+
+    if domain is None:
+        bases = list(shipped_domains().values())
+    elif domain.endswith((".yaml", ".yml")):
+        bases = [load_domain_file(Path(domain))]
+    else:
+        bases = [get_domain(domain)]
+    problems = checked = unrun = 0
+    for kb in bases:
+        for topic in kb.domain.topics:
+            for question in topic.questions:
+                if question.checks is None:
+                    continue
+                result = verify(question.id, question.checks)
+                checked += 1
+                unrun += not result.ran
+                for problem in result.problems:
+                    problems += 1
+                    console.print(
+                        f"[red]error[/] {escape(question.id)}: {escape(problem)}",
+                        highlight=False,
+                        soft_wrap=True,
+                    )
+    if unrun:
+        console.print(
+            f"[yellow]{counted(unrun, 'question')}' cases not run: bubblewrap is not available "
+            "(apt-get install bubblewrap)[/]"
+        )
+    if problems:
+        fail(f"{counted(problems, 'problem')} in {counted(checked, 'checked question')}", 2)
+    console.print(
+        f"[green]ok[/] {counted(checked, 'question')} with checks: each accepts its solution"
     )

@@ -14,7 +14,7 @@ from pydantic import BaseModel
 from tutorgraph.errors import StructuredOutputError
 from tutorgraph.grading import prompts
 from tutorgraph.grading.parameters import grading_parameters
-from tutorgraph.grading.types import GradingRequest, PathDecision, Verdict
+from tutorgraph.grading.types import ChecksSummary, GradingRequest, PathDecision, Verdict
 from tutorgraph.llm import Message, Model, OfflineEngine
 
 FEEDBACK_AGENT = "feedback"
@@ -91,18 +91,55 @@ def offline_feedback(inputs: FeedbackInputs) -> str:
         parts.append(f"You got part of it right ({covered}).")
     else:
         parts.append("This answer does not yet match the reference.")
+    if verdict.checks is not None:
+        parts += checks_feedback(verdict.checks, p.points_listed)
     known = {m.id: m for m in request.misconceptions}
     for misconception_id in verdict.misconceptions:
         misconception = known.get(misconception_id)
         if misconception is not None:
             parts.append(misconception_warning(misconception.description))
-    if verdict.missing_key_points and verdict.score < p.missing_points_below:
-        missing = "; ".join(verdict.missing_key_points[: p.points_listed])
+    decided = set(verdict.checks.points) if verdict.checks is not None else set()
+    to_say = [point for point in verdict.missing_key_points if point not in decided]
+    to_say = [point for point in to_say if point not in request.supporting]
+    if to_say and verdict.score < p.missing_points_below:
+        missing = "; ".join(to_say[: p.points_listed])
         parts.append(f"A complete answer also covers: {missing}.")
     if verdict.error_type == "CARELESS":
         parts.append("You seem to know this; re-read your answer for slips.")
     parts.append(_NEXT_STEP[inputs.decision])
     return " ".join(parts)
+
+
+def _checks_line(verdict: Verdict) -> str:
+    checks = verdict.checks
+    if checks is None:
+        return "none"
+    failing = [line.message for line in checks.lines if not line.passed and line.message]
+    parts = [f"{checks.passed}/{checks.total} passed" + ("" if checks.ran else " (not run)")]
+    parts += [checks.message] if checks.message else []
+    return "; ".join(parts + checks.slips + failing[:3])
+
+
+def checks_feedback(checks: ChecksSummary, points_listed: int) -> list[str]:
+    """What running the code or computing with the numbers found, said to the learner: the
+    failing cases and slips by name, never the reference."""
+    parts: list[str] = []
+    if checks.kind == "numbers":
+        parts.append(f"Your numbers reach {checks.passed} of the {checks.total} values checked.")
+    elif not checks.ran or checks.problem is not None:
+        parts.append(checks.message)
+    else:
+        parts.append(
+            f"Your code ran against {checks.total} checks and passed {checks.passed}."
+        )
+    parts += [f"{slip[0].upper()}{slip[1:]}." .replace("..", ".") for slip in checks.slips]
+    if checks.ran and checks.problem is None:
+        failing = [line for line in checks.lines if not line.passed and line.message]
+        failing = [line for line in failing if line.message not in checks.slips]
+        for line in failing[:points_listed]:
+            message = line.message.rstrip(".")
+            parts.append(f"{line.name[0].upper()}{line.name[1:]}: {message}.")
+    return parts
 
 
 def feedback_messages(inputs: FeedbackInputs) -> list[Message]:
@@ -117,6 +154,7 @@ def feedback_messages(inputs: FeedbackInputs) -> list[Message]:
         error_type=verdict.error_type or "none",
         misconceptions="; ".join(names.get(m, m) for m in verdict.misconceptions) or "none",
         missing="; ".join(verdict.missing_key_points) or "none",
+        checks=_checks_line(verdict),
     )
     return [Message.system(prompts.FEEDBACK_SYSTEM), Message.user(user)]
 

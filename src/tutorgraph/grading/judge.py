@@ -140,7 +140,12 @@ def judge_messages(request: GradingRequest, *, reference_first: bool = True) -> 
     reference, answer = request.reference_answer, request.answer
     first, second = (reference, answer) if reference_first else (answer, reference)
     rubric_block = (
-        prompts.RUBRIC_BLOCK.format(points="\n".join(f"- {p}" for p in request.rubric))
+        prompts.RUBRIC_BLOCK.format(
+            points="\n".join(
+                f"- {p}{prompts.SUPPORTING_MARK if p in request.supporting else ''}"
+                for p in request.rubric
+            )
+        )
         if request.rubric
         else ""
     )

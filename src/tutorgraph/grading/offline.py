@@ -207,7 +207,8 @@ class OfflineGrader:
             reference=request.reference_answer,
             parameters=p.key_points,
         )
-        coverage = sum(r.credit for r in results) / len(results)
+        required = [r for r in results if r.point in request.required_points] or results
+        coverage = sum(r.credit for r in required) / len(required)
         examples = _read_examples(request, p)
         misconceptions = _misconceptions(request, coverage, examples, p)
         denied = sum(r.contradicted for r in results) / len(results)
@@ -247,7 +248,7 @@ class OfflineGrader:
             if denied and not misconceptions and error == "INCOMPLETE":
                 error = "CONCEPTUAL"
         covered = [r.point for r in results if r.covered]
-        missing = [r.point for r in results if not r.covered]
+        missing = [r.point for r in required if not r.covered]
         contradicted = [r.point for r in results if r.contradicted]
         certainty = uncertainty.of_key_points(
             results=results,

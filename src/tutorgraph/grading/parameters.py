@@ -232,6 +232,21 @@ class FeedbackParameters(ParameterSection):
     points_listed: int = Field(ge=1, description="Most covered or missing points named.")
 
 
+class CheckParameters(ParameterSection):
+    """Answers graded by running their code or computing with their numbers (`checks/`)."""
+
+    slip_credit: Share = share(
+        "Credit of a worked value the answer misses through a known slip (the method was right)."
+    )
+    careless_from: Share = share(
+        "Share of checks passed from which a failing answer's error type is CARELESS (a slip), "
+        "not PROCEDURAL."
+    )
+    static_certainty: Share = share(
+        "Most certainty of a grade whose code was read statically, not run (no sandbox)."
+    )
+
+
 class GradingParameters(ParameterSet):
     """Every tunable value of the offline grader, by the code that reads it."""
 
@@ -244,6 +259,7 @@ class GradingParameters(ParameterSet):
     non_answers: NonAnswerParameters
     model_verdicts: ModelVerdictParameters
     feedback: FeedbackParameters
+    checks: CheckParameters
 
 
 def load_grading_parameters(path: Path = PARAMETERS_PATH) -> ParameterFile[GradingParameters]:

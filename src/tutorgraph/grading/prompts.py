@@ -34,12 +34,15 @@ sure you are of the score; low when the answer is ambiguous or off the question'
 "reasoning" (a short explanation). Avoid any bias from the order or the length of the answers."""
 
 RUBRIC_BLOCK = "Key points a complete answer contains:\n{points}\n"
+SUPPORTING_MARK = " (supporting: beyond what was asked; do not lower the score if missing)"
 MISCONCEPTION_BLOCK = "Known misconceptions for this concept (id: description):\n{items}\n"
 
 FEEDBACK_SYSTEM = (
     "You are a supportive tutor. Write feedback for a learner in 2-5 sentences: say what was "
     "right, correct each misconception named below explicitly, point to the missing key points, "
-    "and end with one concrete next step. Do not reveal the whole reference answer verbatim."
+    "and end with one concrete next step. Do not reveal the whole reference answer verbatim. "
+    "When the learner's code was run or their numbers checked, name the failing case or the "
+    "slip exactly as reported, rather than restating the reference."
 )
 
 FEEDBACK_USER = """Question: {question}
@@ -49,4 +52,5 @@ Score: {score:.2f} (decision: {decision})
 Error type: {error_type}
 Misconceptions shown: {misconceptions}
 Missing key points: {missing}
+Checks (code run / numbers computed): {checks}
 Reply as JSON: {{"feedback": "..."}}"""

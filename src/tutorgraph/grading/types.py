@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from tutorgraph.grading.checks.spec import AnswerChecks
 from tutorgraph.settings import RubricWeights
 
 ErrorType = Literal["CONCEPTUAL", "PROCEDURAL", "INCOMPLETE", "CARELESS"]
@@ -54,6 +55,20 @@ class GradingRequest(BaseModel):
         description="Graded answers to this question (the knowledge base's), read beside the "
         "reference by the offline grader.",
     )
+    supporting: list[str] = Field(
+        default_factory=list,
+        description="Rubric points that elaborate beyond the question: credited when made, "
+        "never capping the score.",
+    )
+    checks: AnswerChecks | None = Field(
+        default=None,
+        description="Cases the answer's code runs against, or values its numbers must reach "
+        "(docs/answer-checks.md).",
+    )
+
+    @property
+    def required_points(self) -> list[str]:
+        return [p for p in self.rubric if p not in self.supporting]
 
 
 class RubricScores(BaseModel):
@@ -77,6 +92,30 @@ class RubricScores(BaseModel):
         )
 
 
+class CheckLine(BaseModel):
+    """One case run or one value computed, as the learner is told about it."""
+
+    name: str
+    passed: bool
+    message: str = ""
+
+
+class ChecksSummary(BaseModel):
+    """What running the answer's code, or computing with its numbers, found."""
+
+    kind: Literal["code", "numbers", "code and numbers"]
+    ran: bool = Field(description="Code: run in the sandbox (False: read statically or refused).")
+    passed: int
+    total: int
+    share: float = Field(ge=0.0, le=1.0, description="The checks' credit, slips half-counted.")
+    problem: str | None = None
+    message: str = ""
+    lines: list[CheckLine] = Field(default_factory=list)
+    slips: list[str] = Field(default_factory=list)
+    points: list[str] = Field(default_factory=list, description="Rubric points they decide.")
+    duration_ms: int = 0
+
+
 class Verdict(BaseModel):
     """What a judge (LLM or offline) concludes about one answer: phases 2-3 of the spec."""
 
@@ -97,3 +136,4 @@ class Verdict(BaseModel):
     judge_scores: list[float] = Field(
         default_factory=list, description="Each run's score when a model judged several times."
     )
+    checks: ChecksSummary | None = None

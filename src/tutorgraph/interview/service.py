@@ -21,10 +21,9 @@ from langgraph.types import Command
 from pydantic import BaseModel
 from sqlalchemy.orm import Session
 
-from tutorgraph import observability, offload
+from tutorgraph import observability, offload, sandbox
 from tutorgraph.content.extract import ExtractionError, ExtractionLimits, extract_isolated
 from tutorgraph.errors import ConflictError, InputError, NotFoundError, UnavailableError
-from tutorgraph import sandbox
 from tutorgraph.interview import signals
 from tutorgraph.interview.context import InterviewContext
 from tutorgraph.interview.graph import compile_graph

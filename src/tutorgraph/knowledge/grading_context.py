@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from tutorgraph.grading.checks.spec import AnswerChecks
 from tutorgraph.grading.types import GradedAnswer, GradingRequest, KnownMisconception
 from tutorgraph.knowledge import find_topic
 
@@ -21,6 +22,9 @@ class ConceptInfo:
     examples: dict[str, tuple[GradedAnswer, ...]]  # question text (folded) -> graded answers
     # bank question (text and reference, whitespace folded) -> its rubric's key points
     rubrics: dict[tuple[str, str], tuple[str, ...]]
+    # bank question (text, whitespace folded) -> its supporting points and its answer checks
+    supporting: dict[str, tuple[str, ...]]
+    checks: dict[str, AnswerChecks]
 
 
 _cache: dict[str, tuple[float, ConceptInfo | None]] = {}
@@ -62,6 +66,16 @@ def concept_info(concept: str, *, now: float | None = None) -> ConceptInfo | Non
                 (_fold(question.text), _fold(question.reference_answer)): tuple(question.rubric)
                 for question in topic.questions
             },
+            supporting={
+                _fold(question.text): tuple(question.supporting)
+                for question in topic.questions
+                if question.supporting
+            },
+            checks={
+                _fold(question.text): question.checks
+                for question in topic.questions
+                if question.checks is not None
+            },
         )
     _cache[concept] = (now, info)
     return info
@@ -69,7 +83,8 @@ def concept_info(concept: str, *, now: float | None = None) -> ConceptInfo | Non
 
 def enrich_request(request: GradingRequest) -> GradingRequest:
     """Fill difficulty, misconceptions, the rubric points' accepted phrasings and the question's
-    graded example answers from the knowledge base when the caller left them out (phrasings found
+    graded example answers, supporting points and answer checks from the knowledge base when the
+    caller left them out (phrasings found
     by the point's text and examples by the question's, so a practice or assessment question
     built from a bank question gets them too). A bank question asked with its own reference and
     no rubric (`tutorgraph grade --concept`) gets its key points, so it is graded as Practice
@@ -98,8 +113,13 @@ def enrich_request(request: GradingRequest) -> GradingRequest:
     }
     if phrasings:
         update["phrasings"] = {**request.phrasings, **phrasings}
-    if not request.examples and _fold(request.question) in info.examples:
-        update["examples"] = list(info.examples[_fold(request.question)])
+    asked = _fold(request.question)
+    if not request.examples and asked in info.examples:
+        update["examples"] = list(info.examples[asked])
+    if not request.supporting and asked in info.supporting:
+        update["supporting"] = [p for p in info.supporting[asked] if p in rubric]
+    if request.checks is None and asked in info.checks:
+        update["checks"] = info.checks[asked]
     return request.model_copy(update=update) if update else request
 
 

@@ -15,6 +15,7 @@ from tutorgraph.knowledge.schema import Domain
 
 DOMAINS_DIR = Path(__file__).parent / "domains"
 EXAMPLES_DIR = "examples"  # beside a domain file: its questions' graded example answers
+CHECKS_DIR = "checks"  # beside a domain file: its questions' executable answer checks
 
 
 class KnowledgeBaseError(InputError):
@@ -32,6 +33,7 @@ def load_domain_file(path: Path) -> KnowledgeBase:
     if not isinstance(raw, dict):
         raise KnowledgeBaseError(f"{path}: expected a mapping with domain, title and topics")
     _add_examples(raw, path.parent / EXAMPLES_DIR / path.name)
+    _add_checks(raw, path.parent / CHECKS_DIR / path.name)
     try:
         domain = Domain.model_validate(raw)
     except ValidationError as exc:
@@ -45,29 +47,50 @@ def load_domain_file(path: Path) -> KnowledgeBase:
 def _add_examples(raw: dict[str, Any], path: Path) -> None:
     """Graded example answers kept beside a domain file (`examples/<file>`: question id -> list
     of {grade, answer, misconception}) join their questions' `examples`."""
-    if not path.is_file():
-        return
-    try:
-        found = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except yaml.YAMLError as exc:
-        raise KnowledgeBaseError(f"{path}: not valid YAML: {exc}") from exc
-    examples = found.get("examples") if isinstance(found, dict) else None
-    if not isinstance(examples, dict):
-        raise KnowledgeBaseError(f"{path}: expected 'examples:' mapping question ids to answers")
-    questions = {
-        question.get("id"): question
-        for topic in raw.get("topics") or []
-        if isinstance(topic, dict)
-        for question in topic.get("questions") or []
-        if isinstance(question, dict)
-    }
-    for question_id, answers in examples.items():
+    questions = _questions(raw)
+    for question_id, answers in _beside(path, "examples", "answers").items():
         if question_id not in questions:
             raise KnowledgeBaseError(f"{path}: examples for unknown question {question_id!r}")
         questions[question_id]["examples"] = [
             *(questions[question_id].get("examples") or []),
             *(answers or []),
         ]
+
+
+def _add_checks(raw: dict[str, Any], path: Path) -> None:
+    """Executable answer checks kept beside a domain file (`checks/<file>`: question id ->
+    {language, cases, numbers, solution, ...}) become their questions' `checks`."""
+    questions = _questions(raw)
+    for question_id, checks in _beside(path, "checks", "their checks").items():
+        if question_id not in questions:
+            raise KnowledgeBaseError(f"{path}: checks for unknown question {question_id!r}")
+        if "checks" in questions[question_id]:
+            raise KnowledgeBaseError(f"{path}: question {question_id!r} has checks already")
+        questions[question_id]["checks"] = checks
+
+
+def _beside(path: Path, key: str, what: str) -> dict[Any, Any]:
+    """The `key:` mapping of a file kept beside a domain file; empty when there is none."""
+    if not path.is_file():
+        return {}
+    try:
+        found = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as exc:
+        raise KnowledgeBaseError(f"{path}: not valid YAML: {exc}") from exc
+    mapping = found.get(key) if isinstance(found, dict) else None
+    if not isinstance(mapping, dict):
+        raise KnowledgeBaseError(f"{path}: expected '{key}:' mapping question ids to {what}")
+    return mapping
+
+
+def _questions(raw: dict[str, Any]) -> dict[Any, dict[str, Any]]:
+    return {
+        question.get("id"): question
+        for topic in raw.get("topics") or []
+        if isinstance(topic, dict)
+        for question in topic.get("questions") or []
+        if isinstance(question, dict)
+    }
 
 
 def _describe(path: Path, raw: dict[str, Any], exc: ValidationError) -> str:

@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, HttpUrl, model_validator
 
+from tutorgraph.grading.checks.spec import AnswerChecks
 from tutorgraph.knowledge.bloom import BloomLevel, QuestionType, ResourceType, TargetLevel
 
 ID_PATTERN = r"^[a-z0-9]+(?:[-_][a-z0-9]+)*$"
@@ -61,9 +62,27 @@ class Question(_Strict):
     phrasings: dict[str, list[str]] = Field(default_factory=dict)
     misconceptions: list[str] = Field(default_factory=list)
     examples: list[GradedExample] = Field(default_factory=list)
+    # Rubric points that elaborate beyond what the question asks: credited when said, never
+    # capping a right answer's score (only the other, required points do).
+    supporting: list[str] = Field(default_factory=list)
+    checks: AnswerChecks | None = None
+
+    @property
+    def required_points(self) -> list[str]:
+        return [p for p in self.rubric if p not in self.supporting]
 
     @model_validator(mode="after")
     def _phrasings_name_rubric_points(self) -> Question:
+        strays = [p for p in self.supporting if p not in self.rubric]
+        if checks := self.checks:
+            strays += [p for p in checks.points if p not in self.rubric]
+        if strays:
+            raise ValueError(
+                f"question {self.id}: supporting or checked points not in its rubric: "
+                + "; ".join(repr(p) for p in strays)
+            )
+        if not self.required_points:
+            raise ValueError(f"question {self.id}: every rubric point is supporting")
         unknown = [point for point in self.phrasings if point not in self.rubric]
         if unknown:
             raise ValueError(

@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 
 from tutorgraph.errors import ProviderError
 from tutorgraph.grading import uncertainty
+from tutorgraph.grading.checks.grade import with_checks
 from tutorgraph.grading.classify import classify_error
 from tutorgraph.grading.feedback import FeedbackInputs, generate_feedback, offline_feedback
 from tutorgraph.grading.judge import judge
@@ -38,7 +39,7 @@ from tutorgraph.learner_model.events import (
     store_event,
 )
 from tutorgraph.llm import Model
-from tutorgraph.offload import run_blocking, run_cpu_bound
+from tutorgraph.offload import run_blocking, run_cpu_bound, run_in_pool
 from tutorgraph.settings import GradingSettings
 
 log = logging.getLogger(__name__)
@@ -124,6 +125,11 @@ class Evaluator:
                     f"model judge unavailable ({type(exc).__name__}); offline grader used"
                 )
                 verdict = await run_cpu_bound(self.offline_grader.grade, request)
+        if request.checks is not None and request.answer.strip():
+            # What ran or was computed decides the points it names; misconceptions are then
+            # read in the prose only (grading/checks/grade.py).
+            verdict = await run_in_pool("sandbox", with_checks, request, verdict)
+            return verdict, warnings
         known = {m.id for m in request.misconceptions}
         detected = [m for m in verdict.misconceptions if m in known]
         for found in stated_misconceptions(request.answer, request.misconceptions):

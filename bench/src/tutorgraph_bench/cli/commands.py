@@ -10,6 +10,7 @@ import typer
 
 from tutorgraph_bench.cli._app import OutOption, bench_app, console
 from tutorgraph_bench.cli.answers import answers
+from tutorgraph_bench.cli.code_answers import code_answers  # noqa: F401  (registers it)
 from tutorgraph_bench.cli.load import TABS, load
 from tutorgraph_bench.report import write_section
 from tutorgraph_bench.splits import DEFAULT_SPLITS
