@@ -100,6 +100,8 @@ def _looks_like_code(line: str) -> bool:
         return False
     if stripped.startswith("#"):
         return True
+    if re.match(r"\s*@[A-Za-z_][\w.]*(\(.*\))?\s*$", line):  # a decorator
+        return True
     if _KEYWORD_LINE.match(line):
         # "For example the list..." is prose: a keyword line must also parse alone or open a
         # block (end with a colon) or hold code punctuation.
@@ -264,14 +266,19 @@ def _split_lists(block: str) -> str:
     if not parses(block):
         return block
     tree = ast.parse(block)
+    split = {id(node): _list_parts(node.value) for node in tree.body if isinstance(node, ast.Expr)}
+    if not any(split.values()):
+        return block
+    lines = block.splitlines()
     out: list[str] = []
     for node in tree.body:
-        parts = _list_parts(node.value) if isinstance(node, ast.Expr) else None
+        parts = split.get(id(node))
         if parts:
             out += [ast.unparse(p) for p in parts]
-        else:
-            out.append(ast.get_source_segment(block, node) or ast.unparse(node))
-    return "\n".join(out) if out else block
+            continue
+        first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+        out.append("\n".join(lines[first - 1 : node.end_lineno]))
+    return "\n".join(out)
 
 
 _DISPLAYS = (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp, ast.GeneratorExp)
