@@ -14,7 +14,12 @@ from pydantic import BaseModel
 from tutorgraph.errors import StructuredOutputError
 from tutorgraph.grading import prompts
 from tutorgraph.grading.parameters import grading_parameters
-from tutorgraph.grading.types import ChecksSummary, GradingRequest, PathDecision, Verdict
+from tutorgraph.grading.types import (
+    ChecksSummary,
+    GradingRequest,
+    PathDecision,
+    Verdict,
+)
 from tutorgraph.llm import Message, Model, OfflineEngine
 
 FEEDBACK_AGENT = "feedback"
@@ -86,6 +91,8 @@ def offline_feedback(inputs: FeedbackInputs) -> str:
         parts.append("No answer was given, so there is nothing to credit yet.")
     elif verdict.score >= p.good_answer_from:
         parts.append("Good answer: it matches the reference on the essentials.")
+    elif verdict.checks is not None:
+        pass  # what ran or was computed says what was right and what was not
     elif verdict.covered_key_points:
         covered = "; ".join(verdict.covered_key_points[: p.points_listed])
         parts.append(f"You got part of it right ({covered}).")
@@ -126,14 +133,15 @@ def checks_feedback(checks: ChecksSummary, points_listed: int) -> list[str]:
     parts: list[str] = []
     if checks.kind == "numbers":
         parts.append(f"Your numbers reach {checks.passed} of the {checks.total} values checked.")
+        missed = [line.name for line in checks.lines if not line.passed and not line.slip]
+        if missed:
+            parts.append(f"Not found among your numbers: {', '.join(missed)}.")
     elif not checks.ran or checks.problem is not None:
         parts.append(checks.message)
     else:
-        parts.append(
-            f"Your code ran against {checks.total} checks and passed {checks.passed}."
-        )
-    parts += [f"{slip[0].upper()}{slip[1:]}." .replace("..", ".") for slip in checks.slips]
-    if checks.ran and checks.problem is None:
+        parts.append(f"Your code ran against {checks.total} checks and passed {checks.passed}.")
+    parts += [f"{slip[0].upper()}{slip[1:]}.".replace("..", ".") for slip in checks.slips]
+    if checks.kind != "numbers" and checks.ran and checks.problem is None:
         failing = [line for line in checks.lines if not line.passed and line.message]
         failing = [line for line in failing if line.message not in checks.slips]
         for line in failing[:points_listed]:

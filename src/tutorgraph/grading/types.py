@@ -98,6 +98,7 @@ class CheckLine(BaseModel):
     name: str
     passed: bool
     message: str = ""
+    slip: bool = False  # missed through a known slip, which `message` names
 
 
 class ChecksSummary(BaseModel):

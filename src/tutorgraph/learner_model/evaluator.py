@@ -22,6 +22,7 @@ from tutorgraph.grading.judge import judge
 from tutorgraph.grading.keypoints import stated_misconceptions
 from tutorgraph.grading.offline import OfflineGrader
 from tutorgraph.grading.types import (
+    ChecksSummary,
     ErrorType,
     GraderName,
     GradingRequest,
@@ -79,6 +80,11 @@ class GradeResult(BaseModel):
     )
     reasoning: str
     warnings: list[str] = Field(default_factory=list)
+    checks: ChecksSummary | None = Field(
+        default=None,
+        description="What running the answer's code or computing with its numbers found "
+        "(questions with checks).",
+    )
     mastery: MasteryOut | None = None
     alert_id: int | None = None
 
@@ -182,6 +188,7 @@ class Evaluator:
             certainty=verdict.certainty,
             reasoning=verdict.reasoning,
             warnings=warnings,
+            checks=verdict.checks,
         )
 
     async def evaluate(

@@ -6,9 +6,10 @@ A learner writes code in three ways, all read here, in the answer's order:
 - bare code lines: runs of lines that read as code (a statement keyword, an assignment, a call,
   a comment or an indented continuation) and parse together; a run that opens like code but
   does not parse is kept, so its syntax error is reported too;
-- code inside prose: `inline` spans, and bracketed expressions written without backticks
-  ("the list is [n*n for n in nums if n % 2 == 0]"), kept when they parse as Python and hold
-  more than a bare name.
+- code inside prose, read only when the answer has no block of code (beside a block, an inline
+  `names = names.sort()` quotes the bug the block fixes): `inline` spans, and bracketed
+  expressions written without backticks ("the list is [n*n for n in nums if n % 2 == 0]"),
+  kept when they parse as Python and hold more than a bare name.
 
 An expression statement made of displays or comprehensions joined by `/`, `|` or commas
 ("[...] / {...} / {...}", a learner's list of three answers on one line) is split into one
@@ -65,14 +66,14 @@ def _python(answer: str) -> Extracted:
         position = match.end()
     prose_parts.append(answer[position:])
     if fenced:
-        # Code in the prose between fences (inline spans) still counts.
         prose = "\n".join(prose_parts)
-        inline, prose = _inline_code(prose)
-        blocks += inline
     else:
-        line_blocks, prose = _code_lines(answer)
-        inline, prose = _inline_code(prose)
-        blocks = _in_order(answer, line_blocks + inline)
+        blocks, prose = _code_lines(answer)
+    if not blocks:
+        # Only an answer with no block of code is read for code inside its sentences: beside a
+        # block, `names = names.sort()` in a sentence quotes the bug, it is not the fix.
+        blocks, prose = _inline_code(prose)
+        blocks = _in_order(answer, blocks)
     code = "\n".join(_split_lists(b) for b in blocks if b.strip())
     comments = [c.strip() for b in blocks for c in re.findall(r"#(.*)$", b, re.MULTILINE)]
     prose = "\n".join(part for part in (prose.strip(), *comments) if part)

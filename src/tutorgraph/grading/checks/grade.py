@@ -72,8 +72,8 @@ def run_checks(
         total += len(code.cases)
     if numbers is not None:
         for r in numbers.results:
-            message = r.slip or ("" if r.met else f"your {r.name} is not among the numbers")
-            lines.append(CheckLine(name=r.name, passed=r.met, message=message))
+            message = r.slip or ("" if r.met else f"your {r.name} is not among your numbers")
+            lines.append(CheckLine(name=r.name, passed=r.met, message=message, slip=bool(r.slip)))
             credit += 1.0 if r.met else (p.slip_credit if r.slip else 0.0)
         total += len(numbers.results)
     kind = "code and numbers" if code and numbers else "code" if code else "numbers"

@@ -3,11 +3,12 @@
 `read_numbers` finds every number an answer writes, in order: integers and decimals with
 thousands separators (`1,024`), signs (including the Unicode minus), scientific notation
 (`1.5e-3`, `3 x 10^-4`), integer powers (`2^20`, `2**20`; `0.95^20` is read as its two
-operands, since the learner writes the value it comes to beside it), fractions (`2/3`, read as the fraction and as
-its two numbers), percentages (`80%`, read as 80 and as 0.8) and magnitude suffixes written on
-the number (`124M`, `1.5B`, `4k`; not `524,288 B`, bytes) or as words (`7 billion`). `check_numbers` then credits each check whose values all appear
-within its tolerance (in any order: a learner may list the weights before the scores), names the
-slip of a check the answer misses when the slip's values appear instead, and credits the method
+operands, since the learner writes the value it comes to beside it), fractions (`2/3`, read as
+the fraction and as its two numbers), percentages (`80%`, read as 80 and as 0.8) and magnitude
+suffixes written on the number (`124M`, `1.5B`, `4k`; not `524,288 B`, bytes) or as words
+(`7 billion`). `check_numbers` then credits each check whose values all appear within its
+tolerance (in any order: a learner may list the weights before the scores), names the slip of
+a check the answer misses when the slip's values appear instead, and credits the method
 (the intermediate checks met) even when the final value is wrong."""
 
 from __future__ import annotations
