@@ -9,8 +9,10 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, Field, TypeAdapter
 
 from tutorgraph.constructor.analysis import earlier_only, structure_issues, suggestions
-from tutorgraph.constructor.state import CourseStructure, QuizBank
+from tutorgraph.constructor.state import CourseStructure, QuizBank, QuizItem
 from tutorgraph.errors import InputError
+from tutorgraph.grading.checks.spec import AnswerChecks
+from tutorgraph.grading.checks.verify import verify
 
 
 class RenameTopic(BaseModel):
@@ -58,6 +60,9 @@ class EditItem(BaseModel):
     text: str | None = Field(default=None, min_length=5, max_length=4000)
     reference_answer: str | None = Field(default=None, min_length=3, max_length=4000)
     key_points: list[str] | None = Field(default=None, min_length=1, max_length=8)
+    # Executable checks for a code, config or computation question (docs/answer-checks.md);
+    # refused unless every case and value accepts the checks' solution.
+    checks: AnswerChecks | None = None
 
 
 class DropItem(BaseModel):
@@ -141,8 +146,25 @@ def apply_quiz_edits(bank: QuizBank, edits: list[QuizEdit]) -> QuizBank:
             update["reference_answer"] = edit.reference_answer.strip()
         if edit.key_points is not None:
             update["key_points"] = [p.strip() for p in edit.key_points if p.strip()]
+        if edit.checks is not None:
+            update["checks"] = _verified(edit.item_id, edit.checks, update.get("key_points"), item)
         items[edit.item_id] = item.model_copy(update=update)
     ordered = [items[i.item_id] for i in bank.items]
     return bank.model_copy(
         update={"items": ordered, "dropped": sum(1 for i in ordered if not i.kept)}
     )
+
+
+def _verified(
+    item_id: str, checks: AnswerChecks, key_points: object, item: QuizItem
+) -> AnswerChecks:
+    """Checks an author adds to an item: their points must be the item's key points, and they
+    must accept their own solution and reject an empty answer (`verify`)."""
+    points = key_points if isinstance(key_points, list) else item.key_points
+    strays = [p for p in checks.points if p not in points]
+    if strays:
+        raise InputError(f"quiz item {item_id!r}: checks name points it does not have: {strays}")
+    problems = verify(item_id, checks).problems
+    if problems:
+        raise InputError(f"quiz item {item_id!r}: the checks do not check: {'; '.join(problems)}")
+    return checks

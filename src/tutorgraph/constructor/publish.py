@@ -165,6 +165,11 @@ def build_domain(state: ConstructorState, slug: str) -> KnowledgeBase:
                         "text": item.text,
                         "reference_answer": item.reference_answer,
                         "rubric": item.key_points or [item.reference_answer],
+                        **(
+                            {"checks": item.checks.model_dump(mode="json", exclude_defaults=True)}
+                            if item.checks is not None
+                            else {}
+                        ),
                     }
                     for item in items
                 ],

@@ -7,6 +7,7 @@ from typing import Any, Literal, TypedDict
 
 from pydantic import BaseModel, Field
 
+from tutorgraph.grading.checks.spec import AnswerChecks
 from tutorgraph.knowledge.bloom import BloomLevel, QuestionType
 
 Phase = Literal[
@@ -155,6 +156,7 @@ class QuizItem(BaseModel):
     key_points: list[str]
     evidence: str  # the source text the answer comes from
     problems: list[str] = Field(default_factory=list)  # why validation dropped it, if it did
+    checks: AnswerChecks | None = None  # cases its code runs against (docs/answer-checks.md)
 
     @property
     def kept(self) -> bool:

@@ -1,0 +1,73 @@
+"""An author adds executable checks to a generated quiz item: refused unless they accept their
+solution and reject an empty answer; published with the course's domain, where grading uses
+them."""
+
+from __future__ import annotations
+
+import pytest
+
+from tutorgraph.constructor.edits import QUIZ_EDITS, apply_quiz_edits
+from tutorgraph.constructor.state import QuizBank, QuizItem
+from tutorgraph.errors import InputError
+from tutorgraph.grading.checks.spec import AnswerChecks
+from tutorgraph.knowledge.bloom import BloomLevel
+from tutorgraph.knowledge.schema import Question
+from tutorgraph.sandbox import sandbox_available
+
+pytestmark = pytest.mark.skipif(not sandbox_available(), reason="needs bubblewrap")
+
+ITEM = QuizItem(
+    item_id="q1",
+    topic_id="t1",
+    bloom_level=BloomLevel.APPLY,
+    type="scenario",
+    difficulty=2,
+    text="Write `double(x)` that returns twice its argument.",
+    reference_answer="def double(x):\n    return 2 * x",
+    key_points=["returns 2 * x"],
+    evidence="Functions return values.",
+)
+
+
+def checks(expect: str) -> dict[str, object]:
+    return {
+        "solution": "def double(x):\n    return 2 * x",
+        "cases": [
+            {
+                "name": "double of 21",
+                "expr": "double(21)",
+                "expect": expect,
+                "points": ["returns 2 * x"],
+            }
+        ],
+        "requires": ["def:double"],
+    }
+
+
+def test_checks_that_accept_their_solution_are_kept_and_published() -> None:
+    edits = QUIZ_EDITS.validate_python(
+        [{"op": "edit_item", "item_id": "q1", "checks": checks("42")}]
+    )
+    bank = apply_quiz_edits(QuizBank(items=[ITEM]), edits)
+    assert bank.items[0].checks is not None
+    question = Question.model_validate(
+        {
+            "id": "q1",
+            "bloom_level": "apply",
+            "type": "scenario",
+            "difficulty": 2,
+            "text": ITEM.text,
+            "reference_answer": ITEM.reference_answer,
+            "rubric": ITEM.key_points,
+            "checks": bank.items[0].checks.model_dump(mode="json", exclude_defaults=True),
+        }
+    )
+    assert isinstance(question.checks, AnswerChecks)
+
+
+def test_checks_their_own_solution_fails_are_refused_with_the_case() -> None:
+    edits = QUIZ_EDITS.validate_python(
+        [{"op": "edit_item", "item_id": "q1", "checks": checks("41")}]
+    )
+    with pytest.raises(InputError, match="double of 21"):
+        apply_quiz_edits(QuizBank(items=[ITEM]), edits)
