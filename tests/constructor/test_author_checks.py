@@ -14,7 +14,7 @@ from tutorgraph.knowledge.bloom import BloomLevel
 from tutorgraph.knowledge.schema import Question
 from tutorgraph.sandbox import sandbox_available
 
-pytestmark = pytest.mark.skipif(not sandbox_available(), reason="needs bubblewrap")
+needs_sandbox = pytest.mark.skipif(not sandbox_available(), reason="needs bubblewrap")
 
 ITEM = QuizItem(
     item_id="q1",
@@ -44,6 +44,7 @@ def checks(expect: str) -> dict[str, object]:
     }
 
 
+@needs_sandbox
 def test_checks_that_accept_their_solution_are_kept_and_published() -> None:
     edits = QUIZ_EDITS.validate_python(
         [{"op": "edit_item", "item_id": "q1", "checks": checks("42")}]
@@ -65,9 +66,20 @@ def test_checks_that_accept_their_solution_are_kept_and_published() -> None:
     assert isinstance(question.checks, AnswerChecks)
 
 
+@needs_sandbox
 def test_checks_their_own_solution_fails_are_refused_with_the_case() -> None:
     edits = QUIZ_EDITS.validate_python(
         [{"op": "edit_item", "item_id": "q1", "checks": checks("41")}]
     )
     with pytest.raises(InputError, match="double of 21"):
         apply_quiz_edits(QuizBank(items=[ITEM]), edits)
+
+
+def test_a_program_question_checks_the_numbers_its_source_shows() -> None:
+    from tutorgraph.constructor.questions import output_checks
+
+    checks = output_checks(["It averages the list.", "It prints: 2.75 / 11"])
+    assert checks is not None
+    assert checks.numbers[0].values == [2.75, 11.0] and checks.numbers[0].tolerance == 0.005
+    assert output_checks(["It prints: True / 0"]) is None  # nothing a slip could miss
+    assert output_checks(["It explains."]) is None

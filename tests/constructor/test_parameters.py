@@ -31,7 +31,7 @@ READERS: dict[str, list[str]] = {
     "prerequisites": ["analysis.py", "agents.py"],
     "reading": ["text.py"],
     "quiz_writer": ["questions.py", "context.py"],
-    "programs": ["programs.py"],
+    "programs": ["programs.py", "questions.py"],
     "item_checks": ["item_checks.py"],
     "rubrics": ["readiness.py"],
     "readiness": ["readiness.py"],
@@ -59,7 +59,12 @@ DEFINITIONS: dict[str, dict[tuple[str, float], str]] = {
         ("slugify", 48): "characters of a slug by default (an identifier's format)",
         ("flatten_divs", 2): "the heading pattern's text group",
     },
-    "questions.py": {("_item", 5): "difficulty runs from 1 to 5 (QuizItem.difficulty)"},
+    "questions.py": {
+        ("_item", 5): "difficulty runs from 1 to 5 (QuizItem.difficulty)",
+        ("<module>", 2.0): "_TRIVIAL: outputs of only 0, 1, 2 (and -1) are no check",
+        ("output_checks", 0.5): "half a unit of the last written digit...",
+        ("output_checks", 10.0): "...in base 10",
+    },
     "programs.py": {("_blocks", 2): "the fence pattern's language group"},
     "item_checks.py": {},
     "readiness.py": {

@@ -199,6 +199,10 @@ class ProgramParameters(ParameterSection):
     )
     explanation_max_words: int = count("...and at most this many.")
     explanation_sentences: int = count("Sentences of explanation an answer keeps.")
+    output_check_max_values: int = count(
+        "A program question whose shown output has at most this many numbers gets a numeric "
+        "check of them (more: a table the learner would not retype)."
+    )
 
     @model_validator(mode="after")
     def _ranges(self) -> Self:

@@ -47,6 +47,8 @@ from tutorgraph.constructor.text import (
     stands_alone,
     stems_of,
 )
+from tutorgraph.grading.checks.numbers import read_numbers
+from tutorgraph.grading.checks.spec import AnswerChecks, NumberCheck
 from tutorgraph.knowledge.bloom import BloomLevel, QuestionType
 from tutorgraph.text.tokens import normalise
 
@@ -85,7 +87,7 @@ def write_questions(material: TopicMaterial, *, wanted: int | None = None) -> li
         [
             _item(
                 topic, BloomLevel.APPLY, q.kind, q.question, " ".join(q.answer), q.answer, q.program
-            )
+            ).model_copy(update={"checks": output_checks(q.answer)})
             for q in program_questions(_topic_phrase(topic), material.text, material.earlier)
         ],
         _use_when(topic, sents, terms),
@@ -128,6 +130,29 @@ _EXERCISE_LABEL = re.compile(
     r"^\s*(?:\*\*|#{1,6}\s+)(?:challenge|exercise|solution|hint|practice|problem)s?\b", re.I
 )
 _HEADING = re.compile(r"^\s*#{1,6}\s+")
+
+
+_TRIVIAL = {0.0, 1.0, 2.0, -1.0}
+
+
+def output_checks(answer: Sequence[str]) -> AnswerChecks | None:
+    """Numeric checks for a program question whose source shows numbers in the output: a
+    learner who says what the code shows must arrive at them. Each number is matched within
+    half a unit of its last written digit; outputs of only trivial numbers (0, 1, 2), or of
+    more than `programs.output_check_max_values`, get none."""
+    shown = next((part for part in answer if part.startswith("It prints: ")), None)
+    if shown is None:
+        return None
+    lines = shown.removeprefix("It prints: ").split(" / ")  # the printed lines, as joined
+    written = [d for line in lines for d in re.findall(r"-?\d+(?:\.(\d+))?", line)]
+    values = [v for line in lines for v in read_numbers(line)]
+    most = constructor_parameters().programs.output_check_max_values
+    if not values or len(values) > most or set(values) <= _TRIVIAL:
+        return None
+    decimals = max((len(d) for d in written), default=0)
+    tolerance = 0.5 * 10.0**-decimals if decimals else 0.0
+    check = NumberCheck(name="the output", values=values, tolerance=tolerance, points=[shown])
+    return AnswerChecks(numbers=[check], solution=" ".join(answer))
 
 
 def lesson_prose(text: str) -> str:
