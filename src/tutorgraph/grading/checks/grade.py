@@ -6,7 +6,8 @@ Score, for a question with checks (`request.checks`):
     score = (n_checked x checks + n_prose x prose) / (n_checked + n_prose)
 
 - `checks` is the checks' credit: the share of cases passed (code), of values reached
-  (numbers; a value missed through a known slip earns `checks.slip_credit`); read statically
+  (numbers; a value missed through a known slip, the right method with one error, earns
+  `checks.slip_credit`; through a known wrong method, nothing); read statically
   (no sandbox), the share of `requires` met, with certainty at most `static_certainty`;
 - `n_checked` is the number of required rubric points the checks name (at least 1);
 - `prose` is the share of the other required points (not `supporting`) the text grader found
@@ -74,7 +75,8 @@ def run_checks(
         for r in numbers.results:
             message = r.slip or ("" if r.met else f"your {r.name} is not among your numbers")
             lines.append(CheckLine(name=r.name, passed=r.met, message=message, slip=bool(r.slip)))
-            credit += 1.0 if r.met else (p.slip_credit if r.slip else 0.0)
+            slipped = r.slip is not None and not r.wrong_method
+            credit += 1.0 if r.met else (p.slip_credit if slipped else 0.0)
         total += len(numbers.results)
     kind = "code and numbers" if code and numbers else "code" if code else "numbers"
     share = credit / total if total else 0.0
@@ -123,6 +125,8 @@ def _error_type(
         "unavailable_module",
     ):
         return "PROCEDURAL"
+    if numbers is not None and numbers.wrong_method:
+        return "CONCEPTUAL"
     if summary.slips:
         return "CARELESS"
     if summary.passed == summary.total and summary.total:

@@ -4,7 +4,8 @@
 thousands separators (`1,024`), signs (including the Unicode minus), scientific notation
 (`1.5e-3`, `3 x 10^-4`), integer powers (`2^20`, `2**20`; `0.95^20` is read as its two
 operands, since the learner writes the value it comes to beside it), fractions (`2/3`, read as
-the fraction and as its two numbers), percentages (`80%`, read as 80 and as 0.8) and magnitude
+the fraction and as its two numbers), percentages (`80%`, read as 0.8: `0.0024%` is not
+0.24%) and magnitude
 suffixes written on the number (`124M`, `1.5B`, `4k`; not `524,288 B`, bytes) or as words
 (`7 billion`). `check_numbers` then credits each check whose values all appear within its
 tolerance (in any order: a learner may list the weights before the scores), names the slip of
@@ -63,9 +64,7 @@ def read_numbers(text: str) -> list[float]:
             if denominator:
                 found.append(sign * value / denominator)
             continue
-        found.append(sign * value)
-        if match.group("pct"):
-            found.append(sign * value / 100)
+        found.append(sign * value / 100 if match.group("pct") else sign * value)
     return found
 
 
@@ -81,6 +80,7 @@ class NumberResult:
     met: bool
     slip: str | None  # the slip's `says` when the answer shows a known slip's values instead
     points: tuple[str, ...] = ()
+    wrong_method: bool = False  # the mistake found is another computation, not a slip in this
 
 
 @dataclass(frozen=True)
@@ -95,6 +95,10 @@ class NumberReport:
     def slips(self) -> list[str]:
         return [r.slip for r in self.results if r.slip]
 
+    @property
+    def wrong_method(self) -> bool:
+        return any(r.wrong_method for r in self.results)
+
 
 def check_numbers(checks: list[NumberCheck], answer: str) -> NumberReport:
     """Which checks' values the answer arrives at, and which known slips it shows."""
@@ -103,13 +107,14 @@ def check_numbers(checks: list[NumberCheck], answer: str) -> NumberReport:
     for check in checks:
         forms = [check.values, *check.also]
         met = any(_all_present(form, numbers, check.tolerance) for form in forms)
-        slip = None
+        found = None
         if not met:
-            slip = next(
-                (s.says for s in check.slips if _all_present(s.values, numbers, check.tolerance)),
-                None,
+            found = next(
+                (s for s in check.slips if _all_present(s.values, numbers, check.tolerance)), None
             )
-        results.append(NumberResult(check.name, met, slip, tuple(check.points)))
+        says = found.says if found is not None else None
+        wrong = found is not None and found.kind == "wrong method"
+        results.append(NumberResult(check.name, met, says, tuple(check.points), wrong))
     return NumberReport(tuple(results))
 
 

@@ -82,10 +82,35 @@ def run_statements(code, ns, values, errors):
                 values.append(eval(compile(expression, "<answer>", "eval"), ns))
             else:
                 exec(compile(ast.Module([node], []), "<answer>", "exec"), ns)
+                # `evens = [...]`: a value the answer produced and named is a value too.
+                values += [ns[name] for name in assigned_names(node) if name in ns]
         except CaseTimeout:
             raise
         except BaseException as exc:
             errors.append({"line": node.lineno, "error": error_of(exc)})
+
+
+def assigned_names(node):
+    if isinstance(node, ast.Assign):
+        targets = node.targets
+    elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+        targets = [node.target]
+    else:
+        return []
+    return [t.id for t in targets if isinstance(t, ast.Name)]
+
+
+def printed_values(text):
+    """What the answer printed, read back as Python literals: the whole output and each line."""
+    found = []
+    for chunk in [text, *text.splitlines()]:
+        chunk = chunk.strip()
+        if chunk:
+            try:
+                found.append(ast.literal_eval(chunk))
+            except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+                pass
+    return found
 
 
 def functions_of(code, ns):
@@ -128,7 +153,7 @@ def candidates_of(case, language, code, ns, values, errors, result):
             result["raised_mro"] = [c.__name__ for c in type(exc).__mro__]
             result["error"] = error_of(exc)
             return []
-    found = list(values)
+    found = list(values) + printed_values(ns.get("output") or "")
     if case.get("args") is not None and language == "python":
         for function in functions_of(code, ns):
             try:

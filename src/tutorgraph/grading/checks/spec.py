@@ -40,10 +40,15 @@ class CodeCase(_Strict):
 
 
 class NumberSlip(_Strict):
-    """Values a known slip produces in place of the expected ones, and what to tell the learner."""
+    """Values a known mistake produces in place of the expected ones, and what to tell the
+    learner. `slip`: the right method carried out with one error (a factor dropped, a sign,
+    the wrong log base), which earns `checks.slip_credit` and reads as CARELESS; `wrong method`:
+    another computation (an arithmetic mean for F1, sampling with replacement), named the same
+    way but earning nothing and reading as CONCEPTUAL."""
 
     values: list[float] = Field(min_length=1)
     says: str = Field(min_length=5)
+    kind: Literal["slip", "wrong method"] = "slip"
 
 
 class NumberCheck(_Strict):
