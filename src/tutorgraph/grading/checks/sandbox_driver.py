@@ -106,10 +106,8 @@ def printed_values(text):
     for chunk in [text, *text.splitlines()]:
         chunk = chunk.strip()
         if chunk:
-            try:
+            with contextlib.suppress(ValueError, SyntaxError, TypeError, MemoryError):
                 found.append(ast.literal_eval(chunk))
-            except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-                pass
     return found
 
 
