@@ -99,6 +99,8 @@ class CheckLine(BaseModel):
     passed: bool
     message: str = ""
     slip: bool = False  # missed through a known slip, which `message` names
+    credit: float = Field(default=0.0, ge=0.0, le=1.0)  # 1 passed, `slip_credit` for a slip
+    points: list[str] = Field(default_factory=list)  # the rubric points it demonstrates
 
 
 class ChecksSummary(BaseModel):

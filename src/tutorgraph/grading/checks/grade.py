@@ -12,7 +12,8 @@ Score, for a question with checks (`request.checks`):
 - `n_checked` is the number of required rubric points the checks name (at least 1);
 - `prose` is the share of the other required points (not `supporting`) the text grader found
   covered (none when the prose states a known misconception), and `n_prose` their number.
-  Supporting points never lower the score.
+  Supporting points never lower the score, and checks that name only supporting points are
+  shown but not counted.
 
 Misconceptions are read in the prose only (the answer without its code, plus its comments):
 what code does is judged by running it, so `sorted()` used correctly is never read as the
@@ -68,15 +69,35 @@ def run_checks(
     lines: list[CheckLine] = []
     credit, total = 0.0, 0
     if code is not None:
-        lines += [CheckLine(name=c.name, passed=c.passed, message=c.message) for c in code.cases]
+        share = code.share  # without a run: the static share, spread over the cases
+        lines += [
+            CheckLine(
+                name=c.name,
+                passed=c.passed,
+                message=c.message,
+                credit=1.0 if c.passed else (share if not code.ran else 0.0),
+                points=list(c.points),
+            )
+            for c in code.cases
+        ]
         credit += code.share * len(code.cases)
         total += len(code.cases)
     if numbers is not None:
         for r in numbers.results:
             message = r.slip or ("" if r.met else f"your {r.name} is not among your numbers")
-            lines.append(CheckLine(name=r.name, passed=r.met, message=message, slip=bool(r.slip)))
             slipped = r.slip is not None and not r.wrong_method
-            credit += 1.0 if r.met else (p.slip_credit if slipped else 0.0)
+            earned = 1.0 if r.met else (p.slip_credit if slipped else 0.0)
+            lines.append(
+                CheckLine(
+                    name=r.name,
+                    passed=r.met,
+                    message=message,
+                    slip=bool(r.slip),
+                    credit=earned,
+                    points=list(r.points),
+                )
+            )
+            credit += earned
         total += len(numbers.results)
     kind = "code and numbers" if code and numbers else "code" if code else "numbers"
     share = credit / total if total else 0.0
@@ -146,7 +167,7 @@ def apply_checks(
     """The text grader's verdict turned into the checked question's (see the module doc)."""
     p = parameters or grading_parameters().checks
     assert request.checks is not None
-    summary = checked.summary
+    summary = _without_supporting(checked.summary, set(request.supporting))
     decided = set(summary.points)
     required = request.required_points
     prose_points = [point for point in required if point not in decided]
@@ -188,6 +209,18 @@ def apply_checks(
             "checks": summary,
         }
     )
+
+
+def _without_supporting(summary: ChecksSummary, supporting: set[str]) -> ChecksSummary:
+    """The share counted over the checks that demonstrate something the question asks: a check
+    naming only supporting points is shown, never counted (a supporting point never costs)."""
+    counted = [
+        line for line in summary.lines if not (line.points and set(line.points) <= supporting)
+    ]
+    if len(counted) == len(summary.lines) or not counted:
+        return summary
+    share = round(sum(line.credit for line in counted) / len(counted), 4)
+    return summary.model_copy(update={"share": share})
 
 
 def _prose_misconceptions(request: GradingRequest, verdict: Verdict, checked: Checked) -> list[str]:
