@@ -123,7 +123,7 @@ def grade(answer: CodeAnswer, *, grader: OfflineGrader, run: bool = True) -> Gra
     verdict, elapsed = text_only, None
     if request.checks is not None and request.answer.strip():
         started = time.perf_counter()
-        checked = run_checks(request.checks, request.answer, run=run)
+        checked = run_checks(request.checks, request.answer, run=run, question=request.question)
         if request.checks.cases:
             elapsed = (time.perf_counter() - started) * 1000
         verdict = apply_checks(request, text_only, checked)

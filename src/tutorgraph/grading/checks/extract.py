@@ -7,7 +7,8 @@ A learner writes code in three ways, all read here, in the answer's order:
   a comment or an indented continuation) and parse together; a run that opens like code but
   does not parse is kept, so its syntax error is reported too;
 - code inside prose, read only when the answer has no block of code (beside a block, an inline
-  `names = names.sort()` quotes the bug the block fixes): `inline` spans, and bracketed
+  `names = names.sort()` quotes the bug the block fixes), and never a line of the question's
+  own code (a quote of the bug being explained): `inline` spans, and bracketed
   expressions written without backticks ("the list is [n*n for n in nums if n % 2 == 0]"),
   kept when they parse as Python and hold more than a bare name.
 
@@ -47,14 +48,22 @@ class Extracted:
     fenced: bool  # some code came from a fenced block
 
 
-def extract(answer: str, language: str = "python") -> Extracted:
-    """The answer's code (or document, or query) and its prose; see the module doc."""
+def extract(answer: str, language: str = "python", *, question: str = "") -> Extracted:
+    """The answer's code (or document, or query) and its prose; see the module doc. Code in the
+    answer's sentences that is a line of the `question` quotes it (the bug being explained)."""
     if language == "python":
-        return _python(answer)
+        return _python(answer, _code_lines_of(question))
     return _document(answer, language)
 
 
-def _python(answer: str) -> Extracted:
+def _code_lines_of(question: str) -> frozenset[str]:
+    """The question's code, line by line, whitespace folded: what an answer may quote."""
+    lines = [m.group(1) for m in _INLINE.finditer(question)]
+    lines += question.splitlines()
+    return frozenset(" ".join(line.split()) for line in lines if line.strip())
+
+
+def _python(answer: str, quoted: frozenset[str] = frozenset()) -> Extracted:
     blocks: list[str] = []
     prose_parts: list[str] = []
     fenced = False
@@ -73,7 +82,7 @@ def _python(answer: str) -> Extracted:
         # Only an answer with no block of code is read for code inside its sentences: beside a
         # block, `names = names.sort()` in a sentence quotes the bug, it is not the fix.
         blocks, prose = _inline_code(prose)
-        blocks = _in_order(answer, blocks)
+        blocks = _in_order(answer, [b for b in blocks if " ".join(b.split()) not in quoted])
     code = "\n".join(_split_lists(b) for b in blocks if b.strip())
     comments = [c.strip() for b in blocks for c in re.findall(r"#(.*)$", b, re.MULTILINE)]
     prose = "\n".join(part for part in (prose.strip(), *comments) if part)

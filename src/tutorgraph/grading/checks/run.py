@@ -16,9 +16,10 @@ from __future__ import annotations
 import ast
 import json
 import math
+import re
 import secrets
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -62,20 +63,24 @@ class CodeReport:
         return self.passed / len(self.cases) if self.cases else 0.0
 
 
-def check_code(checks: AnswerChecks, answer: str, *, run: bool = True) -> CodeReport:
+def check_code(
+    checks: AnswerChecks, answer: str, *, run: bool = True, question: str = ""
+) -> CodeReport:
     """The answer's code against the checks' cases; see the module doc. `run=False` reads it
-    statically even when the sandbox is there (used to measure the static path)."""
-    found = extract(answer, checks.language)
+    statically even when the sandbox is there (used to measure the static path); `question`:
+    code in the answer's sentences that only quotes the question's is not the answer's."""
+    found = extract(answer, checks.language, question=question)
     if not found.code.strip():
         what = {"python": "code", "sql": "SQL query"}.get(checks.language, f"{checks.language}")
         return _refused(checks, found, "no_code", f"No {what} was found in the answer to run.")
+    note = ""
     if checks.language == "python":
+        found = _with_bodies(found)
         if (error := _syntax_error(found.code)) is not None:
             return _refused(checks, found, "syntax", f"Your code could not be run: {error}")
         if (used := _forbidden(found.code, checks.forbid)) is not None:
             return _refused(checks, found, "forbidden", used)
-        if (missing := _unavailable_module(found.code)) is not None:
-            return _refused(checks, found, "unavailable_module", missing)
+        note = _unavailable_module(found.code) or ""
     elif checks.language in ("toml", "json") and (
         (problem := _document_error(checks.language, found.code)) is not None
     ):
@@ -83,7 +88,33 @@ def check_code(checks: AnswerChecks, answer: str, *, run: bool = True) -> CodeRe
         return _refused(checks, found, "syntax", message)
     if not run or not sandbox.sandbox_available():
         return _static(checks, found)
-    return _run(checks, found)
+    report = _run(checks, found)
+    if note and report.passed < len(report.cases):  # say why an import may have failed
+        return replace(report, message=" ".join(filter(None, (report.message, note))))
+    return report
+
+
+_NO_BODY = re.compile(r"^(\s*)((async\s+)?def\s.*|class\s.*):\s*(#.*)?$")
+
+
+def _with_bodies(found: Extracted) -> Extracted:
+    """A signature written without a body (`def fetch(url, *, timeout=None):`, the answer to
+    "design the signature") gets `...`, so it parses and can be called."""
+    if _syntax_error(found.code) is None:
+        return found
+    lines = found.code.splitlines()
+    out: list[str] = []
+    for i, line in enumerate(lines):
+        out.append(line)
+        match = _NO_BODY.match(line)
+        if match is None:
+            continue
+        following = next((ln for ln in lines[i + 1 :] if ln.strip()), "")
+        indent = len(match.group(1))
+        if len(following) - len(following.lstrip()) <= indent:
+            out.append(" " * (indent + 4) + "...")
+    code = "\n".join(out)
+    return replace(found, code=code) if _syntax_error(code) is None else found
 
 
 def _refused(checks: AnswerChecks, found: Extracted, problem: Problem, message: str) -> CodeReport:
@@ -139,14 +170,15 @@ def _forbidden(code: str, forbid: list[str]) -> str | None:
 
 
 def _unavailable_module(code: str) -> str | None:
-    """A third-party import: answers run with the standard library only."""
+    """A note for a third-party import: answers run with the standard library only (the run
+    goes on: the import may be the learner's own module, which a case's setup provides)."""
     modules, _, _, _ = _names_used(code)
     for module in sorted(modules):
         top = module.split(".")[0]
         if top and top not in sys.stdlib_module_names and top != "__future__":
             return (
-                f"The answer imports `{top}`, which is not available here: answers run with "
-                "Python's standard library only."
+                f"(The answer imports `{top}`, which is not available here unless the question "
+                "provides it: answers run with Python's standard library only.)"
             )
     return None
 
@@ -274,13 +306,15 @@ def _judge_case(case: CodeCase, item: dict[str, Any] | None, outcome: str) -> Ca
     for value in values:
         if same(value["value"], expected, case.tolerance):
             return CaseResult(case.name, True, "", points)
-    subject = f"`{case.expr}`" if case.expr else "your answer"
+    # A case read through the question's own helper (`_find(...)`) names the answer, not it.
+    private = bool(case.expr and re.match(r"\s*\(?_", case.expr))
+    subject = f"`{case.expr}`" if case.expr and not private else "your answer"
     if item.get("error") and not values:
         got = f"raised {item['error']}"
     elif values and (case.expr or _closest(values, expected) is not None):
         closest = _closest(values, expected) or values[-1]
         got = f"is `{closest['repr']}`"
-        subject = _noun(expected) if not case.expr else subject
+        subject = _noun(expected) if not case.expr or private else subject
     elif errors:
         subject = "your code"
         got = f"raised {errors[0]['error']} (line {errors[0]['line']})"
