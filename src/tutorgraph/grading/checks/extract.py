@@ -142,7 +142,8 @@ def _code_lines(answer: str) -> tuple[list[str], str]:
             nxt = lines[j]
             indented = nxt[:1] in (" ", "\t") and nxt.strip() != ""
             if (
-                _looks_like_code(nxt)
+                (nxt.strip() and _open_brackets("\n".join(run)) > 0)  # a signature's "):"
+                or _looks_like_code(nxt)
                 or (indented and run)
                 or (not nxt.strip() and j + 1 < len(lines) and lines[j + 1][:1] in (" ", "\t"))
             ):
@@ -159,6 +160,15 @@ def _code_lines(answer: str) -> tuple[list[str], str]:
             prose += [ln for ln in run if not parses(ln.strip())]
         i = j
     return blocks, "\n".join(prose)
+
+
+def _open_brackets(code: str) -> int:
+    """Brackets opened and not closed in `code`, outside strings and comments (roughly)."""
+    depth = 0
+    for line in code.splitlines():
+        line = re.sub(r"(\"[^\"]*\"|'[^']*')", "", line).split("#", 1)[0]
+        depth += sum(line.count(c) for c in "([{") - sum(line.count(c) for c in ")]}")
+    return depth
 
 
 def _opens_like_code(block: str) -> bool:

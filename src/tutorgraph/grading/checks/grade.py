@@ -19,6 +19,10 @@ Misconceptions are read in the prose only (the answer without its code, plus its
 what code does is judged by running it, so `sorted()` used correctly is never read as the
 belief that `list.sort()` returns a list.
 
+An answer without code, or that explains the fix in prose with code fragments defining none of
+the functions or classes the question names (`requires`), is not run: the text grader's verdict
+stands, with the checks' note that it was read.
+
 Error type below 0.8, first that holds: a misconception stated -> CONCEPTUAL; a syntax error
 -> CARELESS; code that did not finish, crashed the run, or uses what it may not -> PROCEDURAL;
 a known slip named -> CARELESS; some checks failed -> CARELESS from `careless_from` of them
@@ -60,11 +64,13 @@ def run_checks(
     answer: str,
     *,
     run: bool = True,
+    question: str = "",
     parameters: CheckParameters | None = None,
 ) -> Checked:
-    """Run the answer's code against the cases and compare its numbers with the values."""
+    """Run the answer's code against the cases and compare its numbers with the values;
+    `question`'s own code, quoted in the answer's sentences, is not the answer's."""
     p = parameters or grading_parameters().checks
-    code = check_code(checks, answer, run=run) if checks.cases else None
+    code = check_code(checks, answer, run=run, question=question) if checks.cases else None
     numbers = check_numbers(checks.numbers, answer) if checks.numbers else None
     lines: list[CheckLine] = []
     credit, total = 0.0, 0
@@ -158,6 +164,9 @@ def _error_type(
     return "CARELESS" if summary.share >= p.careless_from else "PROCEDURAL"
 
 
+_READ_NOT_RUN = ("fragments", "no_code")
+
+
 def apply_checks(
     request: GradingRequest,
     verdict: Verdict,
@@ -167,6 +176,9 @@ def apply_checks(
     """The text grader's verdict turned into the checked question's (see the module doc)."""
     p = parameters or grading_parameters().checks
     assert request.checks is not None
+    if checked.summary.problem in _READ_NOT_RUN:  # nothing to run: the text grader reads it
+        reasoning = f"{checked.summary.message} Text reading: {verdict.reasoning}"
+        return verdict.model_copy(update={"checks": checked.summary, "reasoning": reasoning})
     summary = _without_supporting(checked.summary, set(request.supporting))
     decided = set(summary.points)
     required = request.required_points
@@ -268,4 +280,5 @@ def with_checks(request: GradingRequest, verdict: Verdict, *, run: bool = True) 
     the evaluator, which runs it in the sandbox pool."""
     if request.checks is None or not request.answer.strip():
         return verdict
-    return apply_checks(request, verdict, run_checks(request.checks, request.answer, run=run))
+    checked = run_checks(request.checks, request.answer, run=run, question=request.question)
+    return apply_checks(request, verdict, checked)

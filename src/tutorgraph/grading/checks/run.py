@@ -26,8 +26,12 @@ from typing import Any, Literal
 from tutorgraph import sandbox
 from tutorgraph.grading.checks.extract import Extracted, extract
 from tutorgraph.grading.checks.spec import AnswerChecks, CodeCase
+from tutorgraph.text.tokens import words
 
-Problem = Literal["no_code", "syntax", "forbidden", "timeout", "crashed", "unavailable_module"]
+Problem = Literal[
+    "no_code", "fragments", "syntax", "forbidden", "timeout", "crashed", "unavailable_module"
+]
+FRAGMENT_PROSE_WORDS = 12  # prose around code that defines nothing asked: an explanation
 CASE_SECONDS = 2.0  # each case's own alarm (less when many cases share the run's wall clock)
 DRIVER = (Path(__file__).parent / "sandbox_driver.py").read_text(encoding="utf-8")
 _LIMITS = sandbox.SandboxLimits(cpu_seconds=8, wall_seconds=12.0, max_output_bytes=262144)
@@ -74,6 +78,12 @@ def check_code(
         what = {"python": "code", "sql": "SQL query"}.get(checks.language, f"{checks.language}")
         return _refused(checks, found, "no_code", f"No {what} was found in the answer to run.")
     note = ""
+    if checks.language == "python" and _fragments(checks, found):
+        message = (
+            "Your answer describes the code in words and fragments that do not define "
+            f"{_said(_named_definitions(checks)[0])}, so it was read, not run."
+        )
+        return _refused(checks, found, "fragments", message)
     if checks.language == "python":
         found = _with_bodies(found)
         if (error := _syntax_error(found.code)) is not None:
@@ -92,6 +102,23 @@ def check_code(
     if note and report.passed < len(report.cases):  # say why an import may have failed
         return replace(report, message=" ".join(filter(None, (report.message, note))))
     return report
+
+
+def _named_definitions(checks: AnswerChecks) -> list[str]:
+    return [r for r in checks.requires if r.startswith(("def:", "class:"))]
+
+
+def _fragments(checks: AnswerChecks, found: Extracted) -> bool:
+    """An answer in prose whose code pieces define none of the functions or classes the
+    question names (`requires`): a fix described in words, which running cannot judge."""
+    named = _named_definitions(checks)
+    if not named or len(words(found.prose)) < FRAGMENT_PROSE_WORDS:
+        return False
+    try:
+        defined = _names_used(found.code)[2]
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return not found.fenced
+    return not any(item.partition(":")[2] in defined for item in named)
 
 
 _NO_BODY = re.compile(r"^(\s*)((async\s+)?def\s.*|class\s.*):\s*(#.*)?$")
@@ -119,7 +146,7 @@ def _with_bodies(found: Extracted) -> Extracted:
 
 def _refused(checks: AnswerChecks, found: Extracted, problem: Problem, message: str) -> CodeReport:
     cases = tuple(CaseResult(c.name, False, message, tuple(c.points)) for c in checks.cases)
-    ran = problem not in ("no_code", "syntax", "forbidden", "unavailable_module")
+    ran = problem not in ("no_code", "fragments", "syntax", "forbidden", "unavailable_module")
     return CodeReport(cases, ran=ran, problem=problem, message=message, extracted=found)
 
 
