@@ -22,14 +22,16 @@ ROOT = Path(__file__).resolve().parents[2]
 # they were 90, 93, 91, 137 and 57; the lexicon's collision fixes of issue 33 (text/lexicon.yaml)
 # moved them to these: two more questions ordered, one more correct answer passing, and one
 # misconception no longer found (rlhf-alignment-understand-1's wrong answer), a stated change.
+# Issue 34 (supporting points, cues made specific) raised correct_pass 94 -> 95 and error types
+# 137 -> 138, and lowered false misconceptions on correct answers 3 -> 2.
 FLOOR = {
     "ordering": 92 / 98,  # correct > partial > wrong on 92 of 98 questions
-    "correct_pass": 94 / 98,  # correct answers scored >= 0.6
+    "correct_pass": 95 / 98,  # correct answers scored >= 0.6
     "wrong_fail": 91 / 98,  # wrong answers scored < 0.4
-    "error_type_accuracy": 137 / 191,  # labelled answers scored below 0.8
+    "error_type_accuracy": 138 / 191,  # labelled answers scored below 0.8
     "misconception_recall": 56 / 68,  # answers labelled with a misconception
 }
-CEILING = {"misconception_false_on_correct": 3 / 98}  # correct answers flagged with one
+CEILING = {"misconception_false_on_correct": 2 / 98}  # correct answers flagged with one
 
 
 @pytest.fixture(scope="module")
