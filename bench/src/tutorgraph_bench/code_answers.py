@@ -249,7 +249,7 @@ def markdown(reports: Sequence[CodeReport], command: str) -> str:
     ]
     for r in reports:
         lines += [
-            f"### {r.half} half: {r.answers} answers to {r.questions} questions"
+            f"### {r.half}: {r.answers} answers to {r.questions} questions"
             + ("" if r.ran_in_sandbox else " (sandbox NOT available: code read statically)"),
             "",
             "| figure | target | with checks | text alone |",
@@ -259,11 +259,13 @@ def markdown(reports: Sequence[CodeReport], command: str) -> str:
             value: Interval = getattr(r, key)
             alone = getattr(r, TEXT_ONLY[key]).percent() if key in TEXT_ONLY else ""
             lines.append(f"| {label} | {target} | {value.percent()} (n={value.n}) | {alone} |")
-        lines += [
-            "",
+        cost = (
             f"Sandbox cost per graded code answer ({r.code_answers_run} answers run): median "
             f"{r.cost_median_ms:.0f} ms, p95 {r.cost_p95_ms:.0f} ms (one sandbox run per "
-            "answer, all cases in it).",
-            "",
-        ]
+            "answer, all cases in it)."
+            if "statically" not in r.half
+            else "Nothing runs: the code is parsed and checked for what `requires` names; the "
+            "grade says so and its certainty is at most 0.5."
+        )
+        lines += ["", cost, ""]
     return "\n".join(lines)

@@ -55,7 +55,9 @@ def code_answers(
     answers = [a for a in load(folder)]
     with console.status(f"grading the {half} half"):
         graded = in_half(grade_all(answers), split, half)
-    measured = report(graded, half)
+        unrun = in_half(grade_all(answers, run=False), split, half)
+    measured = report(graded, f"{half} half")
+    static = report(unrun, f"{half}, read statically (no sandbox)")
     for key in ("correct_code_only_pass", "slip_between", "wrong_fail", "slip_named"):
         console.print(f"{half}: {key} {getattr(measured, key).percent()}", highlight=False)
     console.print(
@@ -70,7 +72,7 @@ def code_answers(
         write_section(out, "code-answers-sealed", _sealed_markdown(record), after="code-answers")
     else:
         command = "tutorgraph bench code-answers"
-        write_section(out, "code-answers", markdown([measured], command))
+        write_section(out, "code-answers", markdown([measured, static], command))
     console.print(f"wrote {out}")
 
 
