@@ -134,20 +134,21 @@ async def test_the_offline_evaluator_rule(
 
 
 async def test_a_correct_but_partial_answer_is_partial_understanding() -> None:
-    """The assessment wants what is known, not only what is right: the first two sentences of a
-    reference answer with four key points show half of what was asked."""
+    """The assessment wants what is known, not only what is right: the first sentence of a
+    reference answer whose question asks for three key points (a fourth is supporting) shows a
+    third of what was asked."""
     topic = get_domain("python").topic("decorators-closures")
     bank_question = next(q for q in topic.questions if q.id == "decorators-closures-evaluate-1")
     question = as_question_output(bank_question)
     evaluator = Evaluator(offline_engine())
-    half = ". ".join(bank_question.reference_answer.split(". ")[:2]) + "."
-    partial, _ = await evaluator.verdict(agents.grading_request(topic, question, half))
-    assert partial.rubric.completeness == 0.5 and partial.score < 0.8
+    third = bank_question.reference_answer.split(". ")[0] + "."
+    partial, _ = await evaluator.verdict(agents.grading_request(topic, question, third))
+    assert partial.rubric.completeness == pytest.approx(1 / 3, abs=1e-3) and partial.score < 0.8
     output = await offline_engine().structured(
         EvaluationOutput, [], agent=agents.EVALUATION_AGENT, inputs=_evaluation_request(partial)
     )
-    assert 0.4 <= output.confidence <= 0.5
-    assert output.bloom_level == "apply"  # one below the analyze level _evaluation_request asks
+    assert output.confidence == pytest.approx(1 / 3, abs=1e-3)  # the share explained
+    assert output.bloom_level < BloomLevel.ANALYZE  # below the level _evaluation_request asks
     full, _ = await evaluator.verdict(
         agents.grading_request(topic, question, bank_question.reference_answer)
     )

@@ -20,9 +20,9 @@ pytestmark = pytest.mark.skipif(not sandbox_available(), reason="the checks run 
 # questions. The text grader alone scored 50% / 55% / 84% on the first three.
 FLOOR = {
     "correct_code_only_pass": 16 / 22,  # correct code-only answers scored >= 0.8
-    "slip_between": 34 / 44,  # one-slip answers above their question's wrong, below its right
+    "slip_between": 35 / 44,  # one-slip answers above their question's wrong, below its right
     "wrong_fail": 33 / 44,  # wrong answers scored < 0.4
-    "slip_named": 42 / 44,  # one-slip answers whose failing case or slip is named
+    "slip_named": 41 / 44,  # one-slip answers whose failing case or slip is named
 }
 CEILING = {"false_misconception_on_correct": 0 / 44}
 

@@ -46,6 +46,7 @@ class Extracted:
     code: str  # the statements found, in order, one block per source
     prose: str  # the answer without its code, plus the code's comments
     fenced: bool  # some code came from a fenced block
+    in_sentences: bool = False  # all of it came from inline spans or expressions in sentences
 
 
 def extract(answer: str, language: str = "python", *, question: str = "") -> Extracted:
@@ -78,15 +79,17 @@ def _python(answer: str, quoted: frozenset[str] = frozenset()) -> Extracted:
         prose = "\n".join(prose_parts)
     else:
         blocks, prose = _code_lines(answer)
+    in_sentences = False
     if not blocks:
         # Only an answer with no block of code is read for code inside its sentences: beside a
         # block, `names = names.sort()` in a sentence quotes the bug, it is not the fix.
         blocks, prose = _inline_code(prose)
         blocks = _in_order(answer, [b for b in blocks if " ".join(b.split()) not in quoted])
+        in_sentences = bool(blocks)
     code = "\n".join(_split_lists(b) for b in blocks if b.strip())
     comments = [c.strip() for b in blocks for c in re.findall(r"#(.*)$", b, re.MULTILINE)]
     prose = "\n".join(part for part in (prose.strip(), *comments) if part)
-    return Extracted(code=code, prose=prose, fenced=fenced)
+    return Extracted(code=code, prose=prose, fenced=fenced, in_sentences=in_sentences)
 
 
 def _in_order(answer: str, blocks: list[str]) -> list[str]:

@@ -99,9 +99,22 @@ def check_code(
     if not run or not sandbox.sandbox_available():
         return _static(checks, found)
     report = _run(checks, found)
+    if report.passed < len(report.cases) and _explained_with_pieces(found):
+        message = (
+            "Your answer explains the fix in sentences with pieces of code that do not run "
+            "as a whole, so it was read, not run."
+        )
+        return _refused(checks, found, "fragments", message)
     if note and report.passed < len(report.cases):  # say why an import may have failed
         return replace(report, message=" ".join(filter(None, (report.message, note))))
     return report
+
+
+def _explained_with_pieces(found: Extracted) -> bool:
+    """Code only in the sentences of an explanation (`rows = list(...)` mid-paragraph) is a
+    piece of the fix named in passing: when it fails the cases run alone, the prose is read.
+    A code-only answer written inline (three backticked expressions) has no such prose."""
+    return found.in_sentences and len(words(found.prose)) >= FRAGMENT_PROSE_WORDS
 
 
 def _named_definitions(checks: AnswerChecks) -> list[str]:
