@@ -33,12 +33,12 @@ import yaml
 
 from tutorgraph.grading.checks.grade import apply_checks, run_checks
 from tutorgraph.grading.offline import OfflineGrader
-from tutorgraph.grading.types import GradingRequest, KnownMisconception, Verdict
-from tutorgraph.knowledge.grading_context import enrich_request
+from tutorgraph.grading.types import GradingRequest, Verdict
 from tutorgraph.knowledge.loader import shipped_domains
 from tutorgraph.knowledge.schema import Question, Topic
 from tutorgraph.sandbox import sandbox_available
 from tutorgraph_bench import metrics
+from tutorgraph_bench.learner_answers import bank_request
 from tutorgraph_bench.metrics import Interval
 from tutorgraph_bench.splits import TopicSplit
 
@@ -99,22 +99,7 @@ def load(folder: Path = DEFAULT_FOLDER) -> list[CodeAnswer]:
 
 
 def request_for(answer: CodeAnswer) -> GradingRequest:
-    topic, question = _questions()[answer.question_id]
-    return enrich_request(
-        GradingRequest(
-            question=question.text,
-            reference_answer=question.reference_answer,
-            answer=answer.answer,
-            rubric=list(question.rubric),
-            phrasings={k: list(v) for k, v in question.phrasings.items()},
-            misconceptions=[
-                KnownMisconception(id=m.id, description=m.description, cues=list(m.cues))
-                for m in topic.misconceptions
-            ],
-            difficulty=question.difficulty,
-            concept=topic.id,
-        )
-    )
+    return bank_request(*_questions()[answer.question_id], answer.answer)
 
 
 def grade(answer: CodeAnswer, *, grader: OfflineGrader, run: bool = True) -> Graded:

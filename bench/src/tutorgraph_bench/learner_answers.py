@@ -205,15 +205,14 @@ def untuned_answers(split: TopicSplit) -> Untuned:
     )
 
 
-def request_for(answer: LearnerAnswer, examples: ExampleUse = "all") -> GradingRequest:
-    """The request the platform builds for this bank question (enriched from the KB), with the
-    question's graded examples as `examples` says."""
-    topic, question = _questions()[answer.question_id]
-    request = enrich_request(
+def bank_request(topic: Topic, question: Question, answer: str) -> GradingRequest:
+    """The request the platform builds for an answer to a bank question, enriched from the KB
+    (graded examples, supporting points, checks)."""
+    return enrich_request(
         GradingRequest(
             question=question.text,
             reference_answer=question.reference_answer,
-            answer=answer.answer,
+            answer=answer,
             rubric=list(question.rubric),
             phrasings={k: list(v) for k, v in question.phrasings.items()},
             misconceptions=[
@@ -224,6 +223,12 @@ def request_for(answer: LearnerAnswer, examples: ExampleUse = "all") -> GradingR
             concept=topic.id,
         )
     )
+
+
+def request_for(answer: LearnerAnswer, examples: ExampleUse = "all") -> GradingRequest:
+    """The request the platform builds for this bank question (enriched from the KB), with the
+    question's graded examples as `examples` says."""
+    request = bank_request(*_questions()[answer.question_id], answer.answer)
     if examples == "all":
         return request
     kept = [
