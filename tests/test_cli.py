@@ -26,8 +26,11 @@ def test_db_upgrade_seed_and_users_create_from_a_fresh_directory(tmp_path: Path)
     result = runner.invoke(app, ["seed"])
     assert result.exit_code == 0 and "no courses found" in result.output
     args = ["users", "create", "--email", "root@example.org", "--name", "Root"]
-    result = runner.invoke(app, [*args, "--password", "plenty long enough"])
+    result = runner.invoke(app, [*args, "--password", "plenty long enough", "--role", "admin"])
     assert result.exit_code == 0 and "created admin root@example.org" in result.output
+    plain = ["users", "create", "--email", "lin@example.org", "--name", "Lin"]
+    result = runner.invoke(app, [*plain, "--password", "plenty long enough"])
+    assert result.exit_code == 0 and "created learner lin@example.org" in result.output
     result = runner.invoke(app, [*args, "--password", "plenty long enough"])
     assert result.exit_code != 0
 

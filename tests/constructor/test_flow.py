@@ -165,3 +165,18 @@ async def test_reading_with_nothing_uploaded_asks_for_files() -> None:
     )
     assert state["phase"] == "collecting"
     assert state["messages"][-1]["content"].startswith("There are no new files to read")
+
+
+async def test_the_published_message_links_the_course_page() -> None:
+    """Issue 35: the message linked /courses/<slug>, a 404; the course's page is /learn/<slug>."""
+    from types import SimpleNamespace
+
+    from tutorgraph.constructor.coordinator import finalize
+
+    async def publish(_state: object) -> str:
+        return "python-basics"
+
+    runtime = SimpleNamespace(context=SimpleNamespace(publish=publish))
+    state = await finalize({"messages": []}, runtime)  # type: ignore[arg-type]
+    text = state["messages"][-1]["content"]
+    assert "/learn/python-basics" in text and "/courses/" not in text

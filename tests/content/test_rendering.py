@@ -34,3 +34,14 @@ def _words(text: str) -> str:
 def test_other_markdown_keeps_plain_headings() -> None:
     page = BeautifulSoup(render_markdown("## Hints"), "html.parser")
     assert page.h2 is not None and page.h2.get("id") is None
+
+
+def test_python_identifiers_keep_their_underscores() -> None:
+    """Issue 35: `__dict__` and `__slots__` written as prose rendered as bold "dict", "slots"."""
+    html = render_markdown("Without __slots__, attributes live in __dict__; a_b_c stays.")
+    page = BeautifulSoup(html, "html.parser")
+    assert page.find("strong") is None
+    assert page.get_text().strip() == "Without __slots__, attributes live in __dict__; a_b_c stays."
+    assert "<strong>bold</strong>" in render_markdown("**bold** and __bold__ words")
+    fenced = render_markdown("```python\nclass A:\n    __slots__ = ()\n```")
+    assert "\\_" not in fenced  # code is left as it is

@@ -38,13 +38,14 @@ def _session() -> Iterator[Session]:
 def create(
     email: Annotated[str, typer.Option(help="Login email.")],
     name: Annotated[str, typer.Option(help="Display name.")],
-    role: Annotated[str, typer.Option(help=f"One of: {', '.join(ROLES)}.")] = "admin",
+    role: Annotated[str, typer.Option(help=f"One of: {', '.join(ROLES)}.")] = "learner",
     password: Annotated[
         str,
         typer.Option(prompt=True, hide_input=True, confirmation_prompt=True, help="Password."),
     ] = "",
 ) -> None:
-    """Create a user (an admin by default); the password is prompted for unless given."""
+    """Create a user (a learner unless --role says otherwise: an admin account is asked for,
+    never made by default); the password is prompted for unless given."""
     with _session() as session:
         user = users.create_user(
             session=session, email=email, password=password, name=name, role=role

@@ -301,7 +301,7 @@ async def finalize(
 ) -> ConstructorState:
     slug = await runtime.context.publish(state)
     text = (
-        f"Published: the course is at /courses/{slug}. It is private to you; share it from its "
+        f"Published: the course is at /learn/{slug}. It is private to you; share it from its "
         "page when you want others to see it."
     )
     return {

@@ -74,5 +74,24 @@ def _heading_anchors(state: Any) -> None:
 _md = _build()
 
 
+# A Python dunder name written as prose (`__dict__` without backticks): Markdown would read its
+# underscores as strong emphasis and print a bold "dict".
+_DUNDER = re.compile(r"(?<![\w\\`])__([A-Za-z_][A-Za-z0-9_]*?)__(?![\w`])")
+_CODE = re.compile(r"(^(```|~~~)[^\n]*\n.*?^\2[ \t]*$|`+[^`\n]*`+)", re.MULTILINE | re.DOTALL)
+
+
+def keep_identifiers(text: str) -> str:
+    """Escape the underscores of dunder names outside code, so `__slots__` stays `__slots__`
+    (code spans and fenced blocks are left as they are; `a_b_c` needs nothing)."""
+    parts: list[str] = []
+    position = 0
+    for match in _CODE.finditer(text):
+        parts.append(_DUNDER.sub(r"\\_\\_\1\\_\\_", text[position : match.start()]))
+        parts.append(match.group(0))
+        position = match.end()
+    parts.append(_DUNDER.sub(r"\\_\\_\1\\_\\_", text[position:]))
+    return "".join(parts)
+
+
 def render_markdown(text: str, *, anchors: bool = False) -> str:
-    return str(_md.render(text, {"anchors": anchors}))
+    return str(_md.render(keep_identifiers(text), {"anchors": anchors}))
