@@ -110,8 +110,14 @@ class TestRun:
         assert report.problem == "crashed" and "ended the run" in report.message
 
     def test_the_expected_value_never_enters_the_sandbox(self) -> None:
-        # The answer prints everything it can see; the expected literal is not among it.
-        spy = "import sys\nprint(sys.stdin.read(), dir(), file=sys.stderr)\n[]"
+        # The answer searches every object the sandbox's process holds for the expected
+        # literal and produces it: it would pass, were the expectation sent into the sandbox.
+        spy = (
+            "import gc\n"
+            "found = [o for o in gc.get_objects() if isinstance(o, (list, str, dict))]\n"
+            "hits = [o for o in found if repr(o).replace(' ', '') in ('[4,16]', \"'[4,16]'\")]\n"
+            "[4, 16] if hits else []"
+        )
         report = check_code(COMPREHENSIONS, spy)
         assert report.passed == 0
 

@@ -145,12 +145,7 @@ def _error_type(
 ) -> ErrorType | None:
     if code is not None and code.problem == "syntax":
         return "CARELESS"
-    if code is not None and code.problem in (
-        "timeout",
-        "crashed",
-        "forbidden",
-        "unavailable_module",
-    ):
+    if code is not None and code.problem in ("timeout", "crashed", "forbidden"):
         return "PROCEDURAL"
     if numbers is not None and numbers.wrong_method:
         return "CONCEPTUAL"
@@ -193,7 +188,7 @@ def apply_checks(
         n_checked + len(prose_points)
     )
     score = round(min(1.0, max(0.0, score)), 4)
-    point_credit = _point_credit(request.checks, summary)
+    point_credit = _point_credit(summary)
     covered = [pt for pt in request.rubric if pt in decided and point_credit.get(pt, 0.0) >= 1.0]
     covered += [pt for pt in verdict.covered_key_points if pt not in decided and pt not in covered]
     missing = [pt for pt in request.rubric if pt not in covered]
@@ -243,16 +238,12 @@ def _prose_misconceptions(request: GradingRequest, verdict: Verdict, checked: Ch
     return stated_misconceptions(checked.prose, request.misconceptions) if checked.prose else []
 
 
-def _point_credit(checks: AnswerChecks, summary: ChecksSummary) -> dict[str, float]:
+def _point_credit(summary: ChecksSummary) -> dict[str, float]:
     """Each point the checks name: the share of its cases and values passed."""
-    passed = {line.name: line.passed for line in summary.lines}
     named: dict[str, list[bool]] = {}
-    for case in checks.cases:
-        for point in case.points:
-            named.setdefault(point, []).append(passed.get(case.name, False))
-    for number in checks.numbers:
-        for point in number.points:
-            named.setdefault(point, []).append(passed.get(number.name, False))
+    for line in summary.lines:
+        for point in line.points:
+            named.setdefault(point, []).append(line.passed)
     return {point: sum(flags) / len(flags) for point, flags in named.items()}
 
 

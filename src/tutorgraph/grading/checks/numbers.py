@@ -119,8 +119,8 @@ def check_numbers(checks: list[NumberCheck], answer: str) -> NumberReport:
 
 
 def _all_present(values: list[float], numbers: list[float], tolerance: float) -> bool:
-    """Each value matched by a distinct number of the answer, within the tolerance (absolute,
-    widened to half a unit of the value's last written digit for a rounded big number)."""
+    """Each value matched by a distinct number of the answer, within the absolute tolerance
+    (or a billionth of the value, for large values with none)."""
     left = list(numbers)
     for value in values:
         for k, number in enumerate(left):

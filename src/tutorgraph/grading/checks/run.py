@@ -28,9 +28,7 @@ from tutorgraph.grading.checks.extract import Extracted, extract
 from tutorgraph.grading.checks.spec import AnswerChecks, CodeCase
 from tutorgraph.text.tokens import words
 
-Problem = Literal[
-    "no_code", "fragments", "syntax", "forbidden", "timeout", "crashed", "unavailable_module"
-]
+Problem = Literal["no_code", "fragments", "syntax", "forbidden", "timeout", "crashed"]
 FRAGMENT_PROSE_WORDS = 12  # prose around code that defines nothing asked: an explanation
 CASE_SECONDS = 2.0  # each case's own alarm (less when many cases share the run's wall clock)
 DRIVER = (Path(__file__).parent / "sandbox_driver.py").read_text(encoding="utf-8")
@@ -159,7 +157,7 @@ def _with_bodies(found: Extracted) -> Extracted:
 
 def _refused(checks: AnswerChecks, found: Extracted, problem: Problem, message: str) -> CodeReport:
     cases = tuple(CaseResult(c.name, False, message, tuple(c.points)) for c in checks.cases)
-    ran = problem not in ("no_code", "fragments", "syntax", "forbidden", "unavailable_module")
+    ran = problem not in ("no_code", "fragments", "syntax", "forbidden")
     return CodeReport(cases, ran=ran, problem=problem, message=message, extracted=found)
 
 
