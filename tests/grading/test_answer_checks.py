@@ -88,6 +88,14 @@ class TestRun:
         report = check_code(COMPREHENSIONS, RIGHT)
         assert report.ran and report.passed == 3 and report.problem is None
 
+    def test_a_value_of_another_kind_is_not_called_the_expected_kind(self) -> None:
+        checks = COMPREHENSIONS.model_copy(
+            update={"cases": [COMPREHENSIONS.cases[0].model_copy(update={"expr": "_pick()"})]}
+        )
+        checks = checks.model_copy(update={"setup": "def _pick():\n    return {'a': 1}"})
+        message = check_code(checks, "[n for n in nums]").cases[0].message
+        assert "your list" not in message and "gives `{'a': 1}`" in message
+
     def test_a_failing_case_is_named_with_input_value_and_expectation(self) -> None:
         slip = "[n*n for n in nums if n % 2]\n{w: len(w) for w in words if len(w) > 3}\n"
         slip += "{w[0] for w in words if w}"
@@ -135,6 +143,18 @@ class TestRun:
 
 
 class TestRefusedOrStatic:
+    def test_a_syntax_error_is_a_sure_grade_not_an_unsure_one(self) -> None:
+        request = GradingRequest(
+            question="Write three one-line expressions.",
+            reference_answer="`[n * n for n in nums if n % 2 == 0]`",
+            answer="```python\ndef f(x)\n    return x\n```",
+            rubric=["filter as a trailing if"],
+            checks=COMPREHENSIONS,
+        )
+        verdict = OfflineGrader().grade(request)
+        checked = apply_checks(request, verdict, run_checks(COMPREHENSIONS, request.answer))
+        assert checked.error_type == "CARELESS" and checked.certainty >= 0.8
+
     def test_syntax_error_is_reported_not_run(self) -> None:
         report = check_code(COMPREHENSIONS, "```python\ndef f(x)\n    return x\n```")
         assert report.problem == "syntax" and "line 1" in report.message

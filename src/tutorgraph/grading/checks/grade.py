@@ -200,9 +200,10 @@ def apply_checks(
             error = checked.error_type
         else:
             error = verdict.error_type or "INCOMPLETE"
-    certainty = verdict.certainty if summary.ran else min(verdict.certainty, p.static_certainty)
-    if checked.attempted:  # what ran decides; the text reading's doubts are about the prose
-        certainty = max(certainty, 0.8) if summary.ran else certainty
+    read_only = not summary.ran and summary.problem is None  # no sandbox: read, not run
+    certainty = min(verdict.certainty, p.static_certainty) if read_only else verdict.certainty
+    if checked.attempted and not read_only:  # what ran (or was refused) decides: it is known
+        certainty = max(certainty, 0.8)
     return verdict.model_copy(
         update={
             "score": score,

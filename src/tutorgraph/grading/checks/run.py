@@ -352,7 +352,10 @@ def _judge_case(case: CodeCase, item: dict[str, Any] | None, outcome: str) -> Ca
     elif values and (case.expr or _closest(values, expected) is not None):
         closest = _closest(values, expected) or values[-1]
         got = f"is `{closest['repr']}`"
-        subject = _noun(expected) if not case.expr or private else subject
+        if (not case.expr or private) and _kind(closest["value"]) == _kind(expected):
+            subject = _noun(expected)  # "your list is [1, 9]": a list where one is expected
+        elif private:
+            got = f"gives `{closest['repr']}`"
     elif errors:
         subject = "your code"
         got = f"raised {errors[0]['error']} (line {errors[0]['line']})"
