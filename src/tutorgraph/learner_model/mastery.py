@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from typing import Literal
 
 from sqlalchemy.orm import Session
 
@@ -15,6 +16,15 @@ INITIAL_WMA = 0.0
 EVAL_MASTERY_WEIGHT = 0.6  # the weight of the newest score in the moving average
 # Stored P(known) stays strictly inside (0, 1): at exactly 1.0 no wrong answer could lower it.
 BKT_FLOOR, BKT_CEILING = 1e-4, 1 - 1e-4
+
+
+# What kind of evidence a graded answer is; the weight of each kind is decided in one place
+# (`EVIDENCE_WEIGHT`, set by the "one mastery" work of issue 35).
+EvidenceKind = Literal["answer", "multiple_choice"]
+EVIDENCE_WEIGHT: dict[str, float] = {
+    "answer": EVAL_MASTERY_WEIGHT,
+    "multiple_choice": EVAL_MASTERY_WEIGHT,
+}
 
 
 def weighted_moving_average(current: float, score: float) -> float:
@@ -64,7 +74,13 @@ def current_mastery(*, session: Session, user_id: int, concept: str) -> MasteryS
 
 
 def record_score(
-    *, session: Session, user_id: int, concept: str, score: float, certainty: float = 1.0
+    *,
+    session: Session,
+    user_id: int,
+    concept: str,
+    score: float,
+    certainty: float = 1.0,
+    kind: EvidenceKind = "answer",
 ) -> MasteryChange:
     """Update both estimates with a graded score in [0, 1]. A grade the grader is unsure of
     (certainty < 1) moves them proportionally less: certainty 0.5 goes half the way. The row is

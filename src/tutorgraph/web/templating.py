@@ -16,7 +16,7 @@ from tutorgraph.assessment.gaps import percent
 from tutorgraph.content.rendering import render_markdown
 from tutorgraph.http.csrf import attach_csrf_cookie, page_token
 from tutorgraph.store.models import User
-from tutorgraph.wording import counted
+from tutorgraph.wording import BLOOM_LEVEL, EXPLAIN, counted
 
 WEB_DIR = Path(__file__).parent
 STATIC_DIR = WEB_DIR / "static"
@@ -32,6 +32,8 @@ def inline_code(text: str) -> Markup:
 templates.env.filters["inline_code"] = inline_code
 templates.env.filters["percent"] = percent
 templates.env.filters["counted"] = counted
+templates.env.globals["explain"] = EXPLAIN
+templates.env.globals["bloom_level_means"] = BLOOM_LEVEL
 templates.env.filters["markdown"] = lambda text: Markup(render_markdown(text))
 
 NAV = (
