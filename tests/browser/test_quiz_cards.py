@@ -6,6 +6,7 @@ import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -16,6 +17,7 @@ from tests.browser.conftest import REPO_CONTENT
 from tests.conftest import make_settings
 from tests.fakes.live_server import LiveServer
 from tutorgraph.cli.seed import run_seed
+from tutorgraph.content.manifest import load_course
 from tutorgraph.llm import ScriptedEngine
 from tutorgraph.server import create_app
 from tutorgraph.store import migrate
@@ -77,7 +79,8 @@ def test_a_quiz_card_shows_maths_and_code_and_is_graded_by_the_server(
     options.nth(1).click()
     verdict = card.get_by_role("status")
     expect(verdict).to_contain_text("Not quite")
-    expect(verdict).to_contain_text("Your reasoning: the weights must add up")
+    expect(verdict).to_contain_text("You said")
+    expect(card.get_by_test_id("quiz-your-words")).to_have_text("the weights must add up")
     expect(verdict).not_to_contain_text(EXPLANATION)  # a wrong answer reveals nothing
     expect(options.nth(1)).to_be_disabled()
     expect(options.nth(0)).to_be_enabled()  # another try
@@ -99,8 +102,52 @@ def test_a_quiz_card_shows_maths_and_code_and_is_graded_by_the_server(
     page.reload()  # the conversation reopens with the card as it was left
     reopened = page.get_by_test_id("quiz-card")
     expect(reopened.get_by_role("status")).to_contain_text("You answered this earlier")
-    expect(reopened.get_by_role("status")).to_contain_text("Your reasoning: scores grow with d_k")
+    expect(reopened.get_by_test_id("quiz-your-words")).to_have_text("scores grow with d_k")
     expect(reopened.locator("button.correct")).to_have_count(1)
+
+
+def _lesson_card(quiz_id: str) -> dict[str, Any]:
+    """A card of the seeded Self-attention lesson, as its course file has it."""
+    course = load_course(REPO_CONTENT / "modern-machine-learning")
+    cards = (item for lesson in course.lessons for item in lesson.manifest.quiz)
+    return next(item.model_dump() for item in cards if item.id == quiz_id)
+
+
+REASON = "more heads means more parameters <b>i think</b>"
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_a_wrong_pick_and_its_reason_are_answered_on_the_card(
+    page: Page, scripted_server: tuple[LiveServer, ScriptedEngine], width: int
+) -> None:
+    """The issue's case, on the page: the lesson's own card, a wrong pick with a reason. The
+    feedback says why that option is wrong and answers the reason in the learner's words,
+    which stay plain text (no markup from what a learner typed)."""
+    server, engine = scripted_server
+    item = _lesson_card("self-attention-q3")
+    shown = {k: item[k] for k in ("id", "question", "options", "correct_index", "explanation")}
+    engine.enqueue_chat([f"A quick check:\n\n<quiz>{json.dumps(shown)}</quiz>"])
+    page.set_viewport_size({"width": width, "height": 900})
+    register_and_log_in(page, server.url)
+    page.goto(server.url + LESSON)
+    if width < 600:
+        page.get_by_role("tab", name="Tutor").click()
+    ask(page, "Check me on multi-head attention")
+
+    card = page.get_by_test_id("quiz-card")
+    card.get_by_label("Why? (optional, sent with your answer)").fill(REASON)
+    wrong = next(i for i, note in enumerate(item["why_wrong"]) if "parameters" in note)
+    card.locator(".options button").nth(wrong).click()
+    verdict = card.get_by_role("status")
+    expect(verdict).to_contain_text("Not quite")
+    expect(verdict).to_contain_text("d_k = d_model / h")
+    expect(verdict).not_to_contain_text("Have another look")
+    expect(verdict).not_to_contain_text(item["options"][item["correct_index"]])
+    expect(card.get_by_test_id("quiz-your-words")).to_have_text(REASON)  # as typed, as text
+    expect(verdict.locator("b")).to_have_count(0)
+    expect(card.get_by_test_id("quiz-mastery")).to_contain_text("Mastery of self-attention")
+    overflow = card.evaluate("(node) => node.scrollWidth - node.clientWidth")
+    assert overflow <= 1, overflow  # the feedback wraps inside the card
 
 
 def test_citations_link_to_lesson_headings_and_each_tool_call_has_one_chip(

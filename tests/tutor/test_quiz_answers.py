@@ -58,12 +58,13 @@ def test_an_inline_quiz_card_moves_mastery_once_per_learner(
     assert body["correct"] is False and body["recorded"] is True
     assert body["correct_index"] is None and body["explanation"] is None  # nothing given away
     assert body["feedback"] and quiz.options[quiz.correct_index] not in body["feedback"]
+    assert "Have another look" not in body["feedback"]  # the card says why that option is wrong
     assert body["mastery"]["after"] <= body["mastery"]["before"]
     # the first answer is a review of the card's concept (FSRS), and evidence of progress
     [review] = client.get("/api/v1/me/reviews", headers=headers).json()
     assert review["concept"] == body["mastery"]["concept"] and review["lapses"] == 1
     [concept] = client.get("/api/v1/me/progress", headers=headers).json()["concepts"]
-    assert concept["evidence"][0]["source"] == "tutor_quiz"
+    assert concept["evidence"][0]["source_kind"] == "tutor_quiz"
 
     retry = _answer(client, headers, lesson, first_chat, quiz, quiz.correct_index).json()
     assert retry["correct"] is True and retry["recorded"] is False  # a second try is no evidence
@@ -77,6 +78,8 @@ def test_an_inline_quiz_card_moves_mastery_once_per_learner(
             "correct_index": quiz.correct_index,
             "explanation": retry["explanation"],
             "why": None,
+            "feedback": retry["feedback"],
+            "parts": retry["parts"],
         }
     }
 

@@ -13,6 +13,7 @@ from tests.tutor.conftest import chat, explore, lesson_id, public_cards
 from tutorgraph.llm import ScriptedEngine
 from tutorgraph.settings import Settings
 from tutorgraph.tutor.blocks import QuizBlock
+from tutorgraph.tutor.quiz_grading import TRY_AGAIN
 from tutorgraph.tutor.quiz_stream import QuizStream
 
 CARD = {
@@ -94,10 +95,21 @@ def test_a_card_the_model_wrote_is_graded_by_the_server(
     wrong = _answer(client, headers, **ask, selected_index=2, why="longer sequences")
     assert (wrong["correct"], wrong["correct_index"], wrong["explanation"]) == (False, None, None)
     assert wrong["why"] == "longer sequences" and CARD["explanation"] not in str(wrong["feedback"])
+    # a card the model wrote, on a concept the knowledge base lacks: nothing is known of its
+    # options, so the plain fallback, and the reason is still quoted back
+    assert wrong["parts"] == [
+        {"said": None, "text": TRY_AGAIN},
+        {
+            "said": "longer sequences",
+            "text": "That does not match a mistake this question is known for.",
+        },
+    ]
     right = _answer(client, headers, **ask, selected_index=0, why="  the   variance ")
     assert (right["correct"], right["correct_index"]) == (True, 0)
     assert right["why"] == "the variance" and right["explanation"] == CARD["explanation"]
-    assert right["feedback"] == f"Correct! {CARD['explanation']}"
+    assert right["feedback"] == (
+        f'Correct! {CARD["explanation"]} You said "the variance". That is the right reason.'
+    )
     assert wrong["recorded"] is True and right["recorded"] is False  # the first answer counts
     assert wrong["mastery"] == {"concept": "scaled-attention", "before": 0.0, "after": 0.0}
 

@@ -18,12 +18,21 @@ SLUG_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
 
 
 class QuizItem(BaseModel):
-    """A multiple-choice check with a free-text reference answer for grading."""
+    """A multiple-choice check with a free-text reference answer for grading.
+
+    Two optional lists, one entry per option, let the tutor say why a wrong pick is wrong
+    (`tutor/quiz_grading.py`, decision record 0049):
+    - `misconceptions`: the knowledge-base misconception id a distractor stands for (an id of
+      the card's concept or of one of the lesson's concepts), or null; null for the right option;
+    - `why_wrong`: one or two sentences a learner who picked that distractor reads: what is true
+      instead. Empty for the right option, never empty for a distractor."""
 
     id: str
     question: str = Field(min_length=5)
     options: list[str] = Field(min_length=2, max_length=8)
     correct_index: int = Field(ge=0)
+    misconceptions: list[str | None] = Field(default_factory=list)
+    why_wrong: list[str] = Field(default_factory=list)
     explanation: str = ""
     reference_answer: str = ""
     concept: str = ""
@@ -32,6 +41,24 @@ class QuizItem(BaseModel):
     def _index_in_range(self) -> QuizItem:
         if self.correct_index >= len(self.options):
             raise ValueError(f"quiz {self.id}: correct_index {self.correct_index} out of range")
+        return self
+
+    @model_validator(mode="after")
+    def _one_note_per_option(self) -> QuizItem:
+        for name, notes in (("misconceptions", self.misconceptions), ("why_wrong", self.why_wrong)):
+            if notes and len(notes) != len(self.options):
+                raise ValueError(
+                    f"quiz {self.id}: {name} needs one entry per option "
+                    f"({len(self.options)}), not {len(notes)}"
+                )
+        if self.misconceptions and self.misconceptions[self.correct_index] is not None:
+            raise ValueError(f"quiz {self.id}: the right option stands for no misconception")
+        if any(m is not None and not m.strip() for m in self.misconceptions):
+            raise ValueError(f"quiz {self.id}: a misconception id is empty (use null)")
+        for index, note in enumerate(self.why_wrong):
+            if (index == self.correct_index) != (not note.strip()):
+                which = "the right option's must be empty" if note.strip() else "is empty"
+                raise ValueError(f"quiz {self.id}: why_wrong[{index}] {which}")
         return self
 
 

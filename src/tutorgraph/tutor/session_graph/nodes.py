@@ -186,7 +186,11 @@ def _grade(
         )
         if first:
             change = mastery.record_score(
-                session=session, user_id=user_id, concept=concept, score=1.0 if correct else 0.0
+                session=session,
+                user_id=user_id,
+                concept=concept,
+                score=1.0 if correct else 0.0,
+                kind="multiple_choice",
             )
             move = f" (mastery of {concept}: {change.before.wma:.0%} → {change.after.wma:.0%})"
         else:

@@ -139,14 +139,34 @@
       var chosen = buttons[result.selected_index];
       if (chosen) chosen.classList.add(result.correct ? "correct" : "wrong");
       verdict.className = "verdict " + (result.correct ? "ok" : "bad");
-      verdict.innerHTML = "";
-      var text = result.feedback || (result.correct
-        ? ("Correct! " + (result.explanation || "")).trim()
-        : "Not quite. Have another look at the options and try again.");
-      var said = el("p", "feedback");
-      said.innerHTML = inline(escapeHtml((lead ? lead + " " : "") + text));
-      verdict.appendChild(said);
-      if (result.why) {
+      verdict.textContent = "";
+      // The verdict in steps: the tutor's words (from the card and the knowledge base: Markdown
+      // and maths, typeset like a reply) and the learner's own words they answer, quoted as
+      // plain text (never parsed as markup).
+      var parts = result.parts && result.parts.length ? result.parts : [{
+        said: null,
+        text: result.feedback || (result.correct
+          ? ("Correct! " + (result.explanation || "")).trim()
+          : "Not quite. Have another look at the options and try again.")
+      }];
+      var quoted = false;
+      parts.forEach(function (part, i) {
+        var p = el("p", i === 0 ? "feedback" : "feedback feedback-reason");
+        if (i === 0 && lead) p.appendChild(document.createTextNode(lead + " "));
+        if (part.said) {
+          quoted = true;
+          p.appendChild(document.createTextNode("You said "));
+          var words = el("q", "your-words", part.said);
+          words.setAttribute("data-testid", "quiz-your-words");
+          p.appendChild(words);
+          p.appendChild(document.createTextNode(". "));
+        }
+        var told = el("span");
+        told.innerHTML = inline(escapeHtml(part.text || ""));
+        p.appendChild(told);
+        verdict.appendChild(p);
+      });
+      if (result.why && !quoted) {
         var reason = el("p", "your-why");
         reason.appendChild(el("strong", null, "Your reasoning: "));
         reason.appendChild(document.createTextNode(result.why));
