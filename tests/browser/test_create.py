@@ -1,6 +1,8 @@
 """The course builder in a browser: an author uploads a Markdown file, a PDF and a DOCX, edits
-the proposed structure, generates and reviews the quiz bank, reads the readiness report,
-publishes, studies a lesson with the tutor, and shares the course with a second learner."""
+the proposed structure, generates and reviews the quiz bank (each question once, in labelled
+fields; a question of their own added), reads the readiness report, publishes, studies a lesson
+with the tutor, shares the course with a second learner and sees them among its learners. The
+build's progress reads as plain steps, never node names or log lines."""
 
 from __future__ import annotations
 
@@ -20,7 +22,16 @@ WAIT = 30_000
 
 
 def wait_ready(page: Page, phase: str) -> None:
-    expect(page.get_by_test_id("status")).to_have_text(f"Ready ({phase}).", timeout=WAIT)
+    build = page.locator("#build")
+    expect(build).to_have_attribute("data-phase", phase, timeout=WAIT)
+    expect(build).to_have_attribute("data-state", "idle", timeout=WAIT)
+
+
+def shown_words(page: Page) -> str:
+    """What the builder says about its progress: the status line, the steps and the details."""
+    return " ".join(
+        page.get_by_test_id(name).inner_text() for name in ("status", "build-steps", "messages")
+    ) + " " + page.get_by_test_id("progress-log").text_content()  # fmt: skip
 
 
 def test_an_author_builds_publishes_and_shares_a_course(
@@ -48,7 +59,17 @@ def test_an_author_builds_publishes_and_shares_a_course(
 
     page.get_by_role("button", name="Read my files").click()
     wait_ready(page, "ingested")
-    expect(page.get_by_test_id("messages")).to_contain_text("I read 3 file(s)")
+    expect(page.get_by_test_id("messages")).to_contain_text("I read 3 files")
+    expect(page.get_by_test_id("status")).to_have_text(
+        "Your files are read. Next: propose a structure."
+    )
+    steps = page.get_by_test_id("build-steps")
+    expect(steps).to_be_visible()
+    expect(steps.locator("li")).to_have_text(
+        ["Reading your files", "Building the lessons", "Writing quiz questions",
+         "Checking the questions", "Ready to review"]
+    )  # fmt: skip
+    expect(page.get_by_test_id("progress-details")).not_to_have_attribute("open", "")
 
     page.get_by_role("button", name="Propose a structure").click()
     approve = page.get_by_test_id("approve-structure")
@@ -60,25 +81,35 @@ def test_an_author_builds_publishes_and_shares_a_course(
     page.get_by_label("Select Return values").check()
     page.get_by_label("Select Parameters and arguments").check()
     page.get_by_test_id("apply-structure").click()
-    expect(page.get_by_test_id("review-note")).to_have_text("2 edit(s) applied.", timeout=WAIT)
+    expect(page.get_by_test_id("review-note")).to_have_text("2 edits applied.", timeout=WAIT)
     expect(page.get_by_label("Title of Writing functions")).to_be_visible()
     expect(page.get_by_label("Title of Parameters and arguments")).to_have_count(0)  # merged
     page.get_by_role("button", name="Drop Reading tracebacks").click()
     expect(page.get_by_label("Title of Reading tracebacks")).to_have_count(0, timeout=WAIT)
     page.get_by_test_id("approve-structure").click()
-    wait_ready(page, "structure approved")
+    wait_ready(page, "structure_approved")
 
     page.get_by_role("button", name="Write the quiz bank").click()
     expect(page.get_by_test_id("approve-quiz")).to_be_visible(timeout=WAIT)
+    expect(page.get_by_test_id("status")).to_have_text(
+        "Ready to review: check the questions below, then approve them."
+    )
+    words = shown_words(page)
+    for internal in ("starting:", "build_structure", "generate_quiz", "(s)", "Ready ("):
+        assert internal not in words, (internal, words)
     summary = page.get_by_test_id("quiz-summary").inner_text()
     kept = int(summary.split()[0])
     assert kept >= 3, summary
+    review_each_question_once(page, kept)
+    kept = add_a_question(page, kept)
     page.locator("[data-drop-item]").first.check()
     page.get_by_test_id("approve-quiz").click()
     wait_ready(page, "validated")
-    expect(page.get_by_test_id("quiz-summary")).to_contain_text(f"{kept - 1} question(s) kept")
-    expect(page.get_by_test_id("readiness")).to_contain_text(re.compile(r"Readiness \d+/100"))
-    expect(page.get_by_test_id("report")).to_contain_text("answerability")
+    expect(page.get_by_test_id("quiz-summary")).to_contain_text(f"{kept - 1} questions kept")
+    expect(page.get_by_test_id("readiness")).to_contain_text(
+        re.compile(r"Readiness \d+ out of 100")
+    )
+    expect(page.get_by_test_id("report")).to_contain_text("Answers found in your material")
 
     page.locator("[data-action=publish]").click()
     link = page.get_by_test_id("course-link")
@@ -113,3 +144,73 @@ def test_an_author_builds_publishes_and_shares_a_course(
         expect(friend.locator("[data-section=shared]")).to_contain_text("Python basics")
     finally:
         other.close()
+
+    # The author, a learner by role, sees who studies the course they published.
+    page.goto(base + "/create")
+    expect(page.get_by_test_id("builds")).to_contain_text("Published")
+    page.get_by_test_id("course-learners").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Python basics")
+    expect(page.get_by_test_id("cohort-size")).to_have_text(
+        re.compile(r"^1 learner in this course's cohort")
+    )
+
+
+def review_each_question_once(page: Page, kept: int) -> None:
+    """Each kept question appears once, in a field with a visible label; every field of the
+    review has one."""
+    items = page.locator("#quiz-body li[data-item]")
+    expect(items).to_have_count(kept)
+    first = items.first
+    question = first.get_by_label("Question", exact=True).input_value()
+    assert question and first.inner_text().count(question.splitlines()[0]) == 0  # not as text
+    shown = [i.get_by_label("Question", exact=True).input_value() for i in items.all()]
+    assert len(shown) == len(set(shown)) == kept, shown
+    fields = page.locator("#quiz-body textarea, #quiz-body input, #quiz-body select")
+    for field in fields.all():
+        field_id = field.get_attribute("id")
+        assert field_id, field.evaluate("e => e.outerHTML")
+        label = page.locator(f"label[for='{field_id}']")
+        expect(label).to_be_visible()
+        assert label.inner_text().strip()
+    expect(first).to_contain_text(re.compile(r"level: \w+ \(.+\)"))  # a level says what it means
+    expect(page.get_by_test_id("bloom-explained")).to_contain_text("Levels of understanding")
+
+
+def add_a_question(page: Page, kept: int) -> int:
+    """The author adds a question: a too-short one is refused on the page, a repeat of a kept
+    one is refused with the reason, a new one joins the bank. Returns the new count."""
+    form = page.get_by_test_id("add-question")
+    form.get_by_label("Lesson").select_option(label="Writing functions")
+    form.get_by_label("Question", exact=True).fill("Why?")
+    form.get_by_role("button", name="Add the question").click()
+    expect(page.get_by_test_id("add-errors")).to_have_text(
+        "Write the question (at least 5 characters). Write its model answer (at least 3 "
+        "characters)."
+    )
+    first = page.locator("#quiz-body li[data-item]").first
+    repeat, answer = (
+        first.get_by_label("Question", exact=True).input_value(),
+        first.get_by_label("Model answer").input_value(),
+    )
+    lesson = first.locator("p.muted").first.inner_text().split(" · ")[0]
+    form.get_by_label("Lesson").select_option(label=lesson)
+    form.get_by_label("Question", exact=True).fill(repeat)
+    form.get_by_label("Model answer").fill(answer)
+    form.get_by_role("button", name="Add the question").click()
+    expect(page.get_by_test_id("quiz-note")).to_contain_text(
+        "That edit did not apply", timeout=WAIT
+    )
+    expect(page.get_by_test_id("quiz-note")).to_contain_text("already has this question")
+    form = page.get_by_test_id("add-question")
+    form.get_by_label("Lesson").select_option(label="Writing functions")
+    mine = "When would you write a function instead of repeating the same lines?"
+    form.get_by_label("Question", exact=True).fill(mine)
+    form.get_by_label("Model answer").fill("When the same steps are needed in several places.")
+    form.get_by_label("Level of understanding").select_option("apply")
+    form.get_by_role("button", name="Add the question").click()
+    expect(page.get_by_test_id("quiz-note")).to_have_text("1 edit applied.", timeout=WAIT)
+    expect(page.locator("#quiz-body li[data-item]")).to_have_count(kept + 1)
+    added = page.locator("#quiz-body li[data-item]").last
+    expect(added.get_by_label("Question", exact=True)).to_have_value(mine)
+    expect(added).to_contain_text("Writing functions · level: apply")
+    return kept + 1

@@ -12,6 +12,7 @@ from pathlib import Path
 from xml.etree import ElementTree as ET
 
 import pytest
+from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
@@ -21,7 +22,7 @@ from tutorgraph.server import create_app
 from tutorgraph.settings import Settings
 from tutorgraph.store import users
 from tutorgraph.store.db import Database
-from tutorgraph.store.models import Lesson
+from tutorgraph.store.models import LearningPath, Lesson
 
 PYTHON, ML = "python-engineering", "modern-machine-learning"
 
@@ -227,3 +228,78 @@ def test_the_quiz_bank_exports_to_its_instructors_as_qti_and_moodle_xml(
     essay = next(q for q in essays if q.findtext("idnumber") == reference.id)
     assert reference.reference_answer in (essay.findtext("graderinfo/text") or "")
     assert all(q.findtext("questiontext/text") for q in questions if q.get("type") != "category")
+
+
+def owns(settings: Settings, email: str, slug: str) -> None:
+    """The user becomes the course's owner, as publishing it from the course builder does."""
+    database = Database(settings)
+    with database.session() as session:
+        owner = users.get_user_by_email(session=session, email=email)
+        course = session.scalar(select(LearningPath).where(LearningPath.slug == slug))
+        assert owner is not None and course is not None
+        course.created_by = owner.id
+    database.dispose()
+
+
+def page(client: TestClient, path: str, headers: dict[str, str]) -> BeautifulSoup:
+    response = client.get(path, headers={**headers, "accept": "text/html"})
+    assert response.status_code == 200, response.text
+    return BeautifulSoup(response.text, "html.parser")
+
+
+def test_a_course_owner_sees_its_learners_and_no_other_course(
+    client: TestClient, seeded: Settings
+) -> None:
+    """An author with the learner role sees, for the course they own, its cohort's progress and
+    alerts as its instructor would, and handles an alert; another author's course, and a
+    course nobody gave them, stay unseen."""
+    ann = account(client, seeded, "ann@example.org", "learner")  # owns the Python course
+    mel = account(client, seeded, "mel@example.org", "learner")  # owns the ML course
+    owns(seeded, "ann@example.org", PYTHON)
+    owns(seeded, "mel@example.org", ML)
+    ada = account(client, seeded, "ada@example.org", "learner")
+    bo = account(client, seeded, "bo@example.org", "learner")
+    client.get(f"/api/v1/lessons/{lesson(seeded, 'python-data-model')}", headers=ada)
+    client.get(f"/api/v1/lessons/{lesson(seeded, 'self-attention')}", headers=bo)
+    fail_a_question(client, ada, "python", "python-data-model")
+    fail_a_question(client, bo, "machine-learning", "self-attention")
+
+    home = page(client, "/teach", ann)
+    taught = home.select("[data-testid=taught-courses] a")
+    assert [a["href"] for a in taught] == [f"/teach/{PYTHON}"]  # hers alone
+    assert home.find("form", action="/teach/refit") is None  # refitting is an instructor's
+    board = page(client, f"/teach/{PYTHON}", ann)
+    assert (
+        board.select_one("[data-testid=cohort-size]")
+        .get_text(" ", strip=True)
+        .startswith("1 learner in")
+    )
+    [alert] = board.select("[data-testid=alerts] [data-alert]")
+    assert "ada" in alert.get_text() and "the is operator" in alert.get_text()
+    row = board.select_one("[data-testid=mastery-distribution] [data-concept=python-data-model]")
+    assert (
+        row.select("td")[0].get_text() == "Objects, types and mutability"
+        and row.select("td")[1].get_text() == "1"
+    )
+    assert all(td.get("data-label") for td in board.select("table.stack-on-phone td"))
+
+    for other in (ML, "no-such-course"):
+        refused = client.get(f"/teach/{other}", headers={**ann, "accept": "text/html"})
+        assert refused.status_code == 404, other
+    handled = client.post(
+        f"/teach/{ML}/alerts/{alert['data-alert']}",
+        headers=ann,
+        follow_redirects=False,
+    )
+    assert handled.status_code == 404  # not through another course's address either
+    mel_board = page(client, f"/teach/{ML}", mel)
+    [bo_alert] = mel_board.select("[data-testid=alerts] [data-alert]")
+    assert bo_alert.h3 is not None and bo_alert.h3.get_text().startswith(
+        "bo · Attention and self-attention"
+    )
+    assert not re.search(r"\bada\b", mel_board.get_text())  # Ada's Python answer is Ann's course's
+
+    learner_home = page(client, "/teach", ada)  # a learner who wrote nothing
+    assert learner_home.select("[data-testid=taught-courses]") == []
+    assert "Create" in learner_home.select_one("[data-testid=no-courses]").get_text()
+    assert client.get(f"/teach/{PYTHON}", headers={**ada, "accept": "text/html"}).status_code == 404

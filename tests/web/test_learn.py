@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import json
+
 import pytest
 from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
@@ -80,3 +82,28 @@ def test_a_404_page_still_knows_the_signed_in_user(seeded: TestClient) -> None:
     assert response.status_code == 404
     page = BeautifulSoup(response.text, "html.parser")
     assert page.find(attrs={"data-testid": "current-user"}).get_text() == "Ada"  # type: ignore[union-attr]
+
+
+def test_course_cards_and_lesson_summaries_show_code_not_backticks(
+    client: TestClient, settings: Settings
+) -> None:
+    """A description or summary written in Markdown shows its `code` as code (the card showed
+    the raw backticks), and its HTML stays text."""
+    write_course(settings.content_dir)
+    manifest_path = settings.content_dir / "demo" / "course.json"
+    manifest = json.loads(manifest_path.read_text())
+    manifest["description"] = "Use `__slots__` and **measure** first. <b>bold?</b>"
+    manifest["modules"][0]["lessons"][1]["summary"] = "Calls `print()` once."
+    manifest_path.write_text(json.dumps(manifest))
+    run_seed(settings)
+
+    card = soup(client, "/learn").select_one(".course-card [data-testid=course-description]")
+    assert card is not None and "`" not in card.get_text()
+    assert [c.get_text() for c in card.find_all("code")] == ["__slots__"]
+    assert card.find("b") is None and "<b>bold?</b>" in card.get_text()
+    course = soup(client, "/learn/demo")
+    assert [c.get_text() for c in course.select("[data-testid=course-description] code")] == [
+        "__slots__"
+    ]
+    summary = course.select_one("[data-lesson=intro] .lesson-summary")
+    assert summary is not None and [c.get_text() for c in summary.find_all("code")] == ["print()"]

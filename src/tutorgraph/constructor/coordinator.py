@@ -11,7 +11,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 from pydantic import ValidationError
 
-from tutorgraph.constructor import agents, subgraphs
+from tutorgraph.constructor import agents, steps, subgraphs
 from tutorgraph.constructor.context import ConstructorContext
 from tutorgraph.constructor.edits import (
     QUIZ_EDITS,
@@ -32,6 +32,7 @@ from tutorgraph.constructor.state import (
     SourceFile,
 )
 from tutorgraph.errors import InputError
+from tutorgraph.wording import counted
 
 WELCOME = (
     "Hello! I turn your material into a course with a quiz bank. Upload your files "
@@ -138,9 +139,9 @@ def _chosen(state: ConstructorState, action: Action, reply: str) -> ConstructorS
 async def dispatch(
     state: ConstructorState, runtime: Runtime[ConstructorContext]
 ) -> ConstructorState:
-    runtime.context.progress(
-        ProgressEvent(stage="coordinator", message=f"starting: {state.get('action')}")
-    )
+    step = steps.ACTION_STEP.get(str(state.get("action")), "")
+    if step:
+        runtime.context.progress(ProgressEvent(stage="coordinator", message=step))
     return {}
 
 
@@ -251,20 +252,29 @@ async def review(state: ConstructorState) -> ConstructorState:
                     "phase": "structure_approved",
                     "review_note": "",
                     "reply": (
-                        f"Structure approved: {len(edited.units)} unit(s), {len(edited.topics)} "
-                        "topic(s). Shall I write the quiz questions?"
+                        f"Structure approved: {counted(len(edited.units), 'unit')}, "
+                        f"{counted(len(edited.topics), 'topic')}. Shall I write the quiz "
+                        "questions?"
                     ),
                 }
-            note = f"{len(edits)} edit(s) applied." if edits else _review_hint(decision)
+            note = _applied(len(edits)) if edits else _review_hint(decision)
             return {**update, "review_note": note}
         q_edits = QUIZ_EDITS.validate_python(decision.get("edits") or [])
-        bank = apply_quiz_edits(state["quiz_bank"], q_edits)  # type: ignore[arg-type]
+        bank = apply_quiz_edits(
+            state["quiz_bank"],  # type: ignore[arg-type]
+            q_edits,
+            state.get("structure"),
+        )
         if decision.get("approve"):
             return {"quiz_bank": bank, "phase": "quiz_approved", "review_note": ""}
-        note = f"{len(q_edits)} edit(s) applied." if q_edits else _review_hint(decision)
+        note = _applied(len(q_edits)) if q_edits else _review_hint(decision)
         return {"quiz_bank": bank, "review_note": note}
     except (InputError, ValidationError) as exc:
-        return {"review_note": f"That edit did not apply: {_short(exc)}"}
+        return {"review_note": f"That edit did not apply: {short_error(exc)}"}
+
+
+def _applied(edits: int) -> str:
+    return f"{counted(edits, 'edit')} applied."
 
 
 def _need_structure(state: ConstructorState) -> CourseStructure:
@@ -280,10 +290,35 @@ def _review_hint(decision: dict[str, Any]) -> str:
     return ""
 
 
-def _short(exc: Exception) -> str:
+# An edit's fields in the author's words (a refused edit names the field as the page does).
+FIELD_WORDS = {
+    "text": "the question",
+    "reference_answer": "the model answer",
+    "key_points": "the key points",
+    "topic_id": "the lesson",
+    "bloom_level": "the level",
+    "title": "the title",
+    "item_id": "the question",
+    "difficulty": "the difficulty",
+}
+
+
+def short_error(exc: Exception) -> str:
+    """A refused edit's reason in one line, naming the field in the author's words."""
     if isinstance(exc, ValidationError):
         first = exc.errors()[0]
-        return f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}"
+        named = [str(p) for p in first["loc"] if str(p) in FIELD_WORDS]
+        field = FIELD_WORDS[named[-1]] if named else "the edit"
+        message = str(first["msg"])
+        if first["type"] in ("string_too_short", "string_too_long"):
+            limit = (first.get("ctx") or {}).get(
+                "min_length" if "short" in first["type"] else "max_length"
+            )
+            need = "at least" if "short" in first["type"] else "at most"
+            message = f"needs {need} {counted(int(limit or 0), 'character')}"
+        elif first["type"] == "missing":
+            message = "is missing"
+        return f"{field} {message}"
     return str(exc)
 
 
@@ -337,26 +372,40 @@ def _status_reply(state: ConstructorState) -> str:
     return " ".join(p for p in [*parts, nxt] if p)
 
 
+# What each action does, in the words of "I can't ... yet".
+ACTION_WORDS = {
+    "ingest": "read your files",
+    "build_structure": "propose a structure",
+    "generate_quiz": "write the quiz questions",
+    "validate": "check the course",
+    "publish": "publish",
+}
+
+
 def _not_now(action: str, state: ConstructorState) -> str:
-    return f"I can't {action.replace('_', ' ')} yet. " + _status_reply(state)
+    doing = ACTION_WORDS.get(action, action.replace("_", " "))
+    return f"I can't {doing} yet. " + _status_reply(state)
 
 
 def _files_line(files: list[SourceFile]) -> str:
     if not files:
         return "No files read yet."
-    return f"{len(files)} file(s) read ({sum(f.words for f in files)} words)."
+    return f"{counted(len(files), 'file')} read ({counted(sum(f.words for f in files), 'word')})."
 
 
 def _structure_line(structure: CourseStructure | None) -> str:
     if structure is None:
         return "No structure yet."
-    return f"Structure: {len(structure.units)} unit(s), {len(structure.topics)} topic(s)."
+    return (
+        f"Structure: {counted(len(structure.units), 'unit')}, "
+        f"{counted(len(structure.topics), 'topic')}."
+    )
 
 
 def _quiz_line(bank: QuizBank | None) -> str:
     if bank is None:
         return "No quiz bank yet."
-    return f"Quiz bank: {len(bank.kept())} question(s)."
+    return f"Quiz bank: {counted(len(bank.kept()), 'question')}."
 
 
 def _readiness_line(report: ReadinessReport | None) -> str:

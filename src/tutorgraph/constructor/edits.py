@@ -1,5 +1,5 @@
 """The author's edits at the two review gates, as data: rename, merge, reorder and drop topics
-before quizzes are written; edit and drop quiz items before publishing. Each edit is checked
+before quizzes are written; edit, drop and add quiz items before publishing. Each edit is checked
 against the current structure or bank and refused with a clear message when it does not fit."""
 
 from __future__ import annotations
@@ -9,10 +9,15 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, Field, TypeAdapter
 
 from tutorgraph.constructor.analysis import earlier_only, structure_issues, suggestions
+from tutorgraph.constructor.item_checks import duplicates, leaks
 from tutorgraph.constructor.state import CourseStructure, QuizBank, QuizItem
 from tutorgraph.errors import InputError
 from tutorgraph.grading.checks.spec import AnswerChecks
 from tutorgraph.grading.checks.verify import verify
+from tutorgraph.knowledge.bloom import BloomLevel, QuestionType
+
+# A question the author adds: the difficulty it gets (1-5) when they do not say, the middle.
+AUTHORED_DIFFICULTY = 3
 
 
 class RenameTopic(BaseModel):
@@ -70,7 +75,21 @@ class DropItem(BaseModel):
     item_id: str
 
 
-QuizEdit = Annotated[EditItem | DropItem, Field(discriminator="op")]
+class AddItem(BaseModel):
+    """A question the author writes for one topic (one lesson once published). Its key points
+    are what the grader looks for; without any, the model answer is the one key point."""
+
+    op: Literal["add_item"] = "add_item"
+    topic_id: str
+    text: str = Field(min_length=5, max_length=4000)
+    reference_answer: str = Field(min_length=3, max_length=4000)
+    key_points: list[str] = Field(default_factory=list, max_length=8)
+    bloom_level: BloomLevel = BloomLevel.UNDERSTAND
+    type: QuestionType = "conceptual"
+    difficulty: int = Field(default=AUTHORED_DIFFICULTY, ge=1, le=5)
+
+
+QuizEdit = Annotated[EditItem | DropItem | AddItem, Field(discriminator="op")]
 QUIZ_EDITS: TypeAdapter[list[QuizEdit]] = TypeAdapter(list[QuizEdit])
 
 
@@ -130,9 +149,18 @@ def apply_structure_edits(
     )
 
 
-def apply_quiz_edits(bank: QuizBank, edits: list[QuizEdit]) -> QuizBank:
+def apply_quiz_edits(
+    bank: QuizBank, edits: list[QuizEdit], structure: CourseStructure | None = None
+) -> QuizBank:
+    """The bank with the author's edits; an added question needs the structure (its topic)."""
     items = {i.item_id: i for i in bank.items}
+    order = [i.item_id for i in bank.items]
     for edit in edits:
+        if isinstance(edit, AddItem):
+            added = _added(edit, structure, list(items.values()))
+            items[added.item_id] = added
+            order.append(added.item_id)
+            continue
         if edit.item_id not in items:
             raise InputError(f"no quiz item {edit.item_id!r}")
         item = items[edit.item_id]
@@ -149,10 +177,41 @@ def apply_quiz_edits(bank: QuizBank, edits: list[QuizEdit]) -> QuizBank:
         if edit.checks is not None:
             update["checks"] = _verified(edit.item_id, edit.checks, update.get("key_points"), item)
         items[edit.item_id] = item.model_copy(update=update)
-    ordered = [items[i.item_id] for i in bank.items]
+    ordered = [items[i] for i in order]
     return bank.model_copy(
         update={"items": ordered, "dropped": sum(1 for i in ordered if not i.kept)}
     )
+
+
+def _added(edit: AddItem, structure: CourseStructure | None, items: list[QuizItem]) -> QuizItem:
+    """The author's new question, refused when its lesson is unknown, it gives its answer away
+    or it repeats a question the bank keeps."""
+    topics = {t.topic_id: t.title for t in structure.topics} if structure else {}
+    if edit.topic_id not in topics:
+        raise InputError("choose the lesson the question is for (that one is not in the course)")
+    answer = edit.reference_answer.strip()
+    points = [p.strip() for p in edit.key_points if p.strip()] or [answer]
+    taken = {i.item_id for i in items}
+    number = 1 + sum(1 for i in items if i.topic_id == edit.topic_id)
+    while f"{edit.topic_id}-a{number}" in taken:
+        number += 1
+    item = QuizItem(
+        item_id=f"{edit.topic_id}-a{number}",
+        topic_id=edit.topic_id,
+        bloom_level=edit.bloom_level,
+        type=edit.type,
+        difficulty=edit.difficulty,
+        text=edit.text.strip(),
+        reference_answer=answer,
+        key_points=points,
+        evidence=answer,  # the author's own words are the source of its answer
+    )
+    if leaks(item):
+        raise InputError("the question gives its answer away: ask without stating the key point")
+    kept = [i for i in items if i.kept]
+    if item.item_id in duplicates([*kept, item]):
+        raise InputError(f"“{topics[edit.topic_id]}” already has this question")
+    return item
 
 
 def _verified(

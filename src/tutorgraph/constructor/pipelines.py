@@ -35,6 +35,7 @@ from tutorgraph.content.extract import ExtractionError, extract_isolated, sniff_
 from tutorgraph.content.extract import extract as extract_file
 from tutorgraph.knowledge.bloom import BloomLevel
 from tutorgraph.offload import run_blocking
+from tutorgraph.wording import counted
 
 ISOLATED_KINDS = frozenset({"pdf", "docx"})
 
@@ -66,7 +67,7 @@ async def detect_types(
         except ExtractionError as exc:
             failures.append(FileFailure(filename=upload.filename, error=str(exc)))
             runtime.context.mark_upload(upload.upload_id, "", "", 0, 0, str(exc))
-    _say(runtime, "ingestion", f"{len(kinds)} of {len(uploads)} file(s) can be read")
+    _say(runtime, "ingestion", f"{len(kinds)} of {counted(len(uploads), 'file')} can be read")
     return {"kinds": kinds, "failures": failures}
 
 
@@ -120,7 +121,13 @@ async def extract(state: IngestionState, runtime: Runtime[ConstructorContext]) -
                 warnings=document.warnings,
             )
         )
-    _say(runtime, "ingestion", f"read {len(files)} file(s)", done=len(uploads), total=len(uploads))
+    _say(
+        runtime,
+        "ingestion",
+        f"Read {counted(len(files), 'file')}",
+        done=len(uploads),
+        total=len(uploads),
+    )
     return {"files": files, "failures": failures}
 
 
@@ -140,7 +147,7 @@ def source_chunks(files: list[SourceFile]) -> list[SourceChunk]:
 
 async def chunk(state: IngestionState, runtime: Runtime[ConstructorContext]) -> IngestionState:
     chunks = await run_blocking(source_chunks, state.get("files", []))
-    _say(runtime, "ingestion", f"{len(chunks)} chunk(s) of source text")
+    _say(runtime, "ingestion", f"Split the text into {counted(len(chunks), 'passage')}")
     return {"chunks": chunks}
 
 
@@ -152,11 +159,11 @@ async def store(state: IngestionState, runtime: Runtime[ConstructorContext]) -> 
 
 async def report(state: IngestionState, runtime: Runtime[ConstructorContext]) -> IngestionState:
     files, failures = state.get("files", []), state.get("failures", [])
-    parts = [f"I read {len(files)} file(s)"]
+    parts = [f"I read {counted(len(files), 'file')}"]
     if files:
         pages = sum(f.pages for f in files)
         words = sum(f.words for f in files)
-        parts.append(f"about {pages} page(s), {words} words")
+        parts.append(f"about {counted(pages, 'page')}, {counted(words, 'word')}")
     summary = ", ".join(parts) + "."
     if failures:
         summary += " Could not read: " + "; ".join(f.error for f in failures) + "."
@@ -181,7 +188,7 @@ async def analyze_content(
     state: StructureState, runtime: Runtime[ConstructorContext]
 ) -> StructureState:
     sections = [s for f in state.get("files", []) for s in analysis.file_sections(f)]
-    _say(runtime, "structure", f"analysed {len(sections)} section(s)")
+    _say(runtime, "structure", f"Found {counted(len(sections), 'section')} in your files")
     return {"sections": sections}
 
 
@@ -200,7 +207,7 @@ async def detect_topics(
     proposal = await agents.propose_topics(runtime.context.model, request)
     if not analysis.covers(proposal, sections):  # a model's topics miss or repeat sections
         proposal = agents.offline_topics(request)
-    _say(runtime, "structure", f"found {len(proposal.topics)} topic(s)")
+    _say(runtime, "structure", f"Found {counted(len(proposal.topics), 'topic')}")
     return {"proposal": proposal}
 
 
@@ -233,7 +240,7 @@ async def group_into_units(
     )
     unit_of = {t: u.unit_id for u in units for t in u.topic_ids}
     topics = [t.model_copy(update={"unit_id": unit_of[t.topic_id]}) for t in topics]
-    _say(runtime, "structure", f"grouped into {len(units)} unit(s)")
+    _say(runtime, "structure", f"Grouped them into {counted(len(units), 'unit')}")
     return {"topics": topics, "units": units}
 
 
@@ -249,7 +256,11 @@ async def identify_prerequisites(
     found = analysis.earlier_only(topics, {t.topic_id: t.prerequisites for t in output.topics})
     topics = [t.model_copy(update={"prerequisites": found.get(t.topic_id, [])}) for t in topics]
     links = sum(len(t.prerequisites) for t in topics)
-    _say(runtime, "structure", f"found {links} prerequisite link(s)")
+    _say(
+        runtime,
+        "structure",
+        f"Found {counted(links, 'place')} where a topic builds on an earlier one",
+    )
     return {"topics": topics}
 
 
@@ -292,7 +303,8 @@ async def finalize_structure(
     _say(
         runtime,
         "structure",
-        f"proposed {len(structure.units)} unit(s) and {len(structure.topics)} topic(s)",
+        f"Proposed {counted(len(structure.units), 'unit')} and "
+        f"{counted(len(structure.topics), 'topic')}",
     )
     return {}
 
@@ -340,7 +352,7 @@ def bloom_plan(topic: Topic) -> list[BloomLevel]:
 
 async def plan_quiz_generation(state: QuizState, runtime: Runtime[ConstructorContext]) -> QuizState:
     queue = [t.topic_id for t in state["structure"].ordered_topics()]
-    _say(runtime, "quiz", f"writing questions for {len(queue)} topic(s)", total=len(queue))
+    _say(runtime, "quiz", f"Writing questions for {counted(len(queue), 'topic')}", total=len(queue))
     return {"queue": queue, "items": [], "generated": 0, "current": None}
 
 
@@ -385,7 +397,7 @@ async def create_rubrics(state: QuizState, runtime: Runtime[ConstructorContext])
     _say(
         runtime,
         "quiz",
-        f"{state['structure'].topic(str(state['current'])).title}: {kept} question(s)",
+        f"{state['structure'].topic(str(state['current'])).title}: {counted(kept, 'question')}",
         done=done,
         total=len(state["structure"].topics),
     )
@@ -403,7 +415,11 @@ async def finalize_quiz_bank(state: QuizState, runtime: Runtime[ConstructorConte
         generated=state.get("generated", 0),
         dropped=sum(1 for i in items if not i.kept),
     )
-    _say(runtime, "quiz", f"quiz bank: {len(bank.kept())} question(s) kept, {bank.dropped} dropped")
+    _say(
+        runtime,
+        "quiz",
+        f"Quiz bank: {counted(len(bank.kept()), 'question')} kept, {bank.dropped} dropped",
+    )
     return {"bank": bank}
 
 
@@ -454,5 +470,7 @@ async def generate_report(
     state: ValidationState, runtime: Runtime[ConstructorContext]
 ) -> ValidationState:
     report = state["report"]
-    _say(runtime, "validation", f"readiness {report.readiness}/100", data=report.model_dump())
+    _say(
+        runtime, "validation", f"Readiness {report.readiness} out of 100", data=report.model_dump()
+    )
     return {}

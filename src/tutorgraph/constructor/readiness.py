@@ -37,6 +37,7 @@ from tutorgraph.constructor.state import (
     SourceFile,
 )
 from tutorgraph.constructor.text import overlap, stems_of
+from tutorgraph.wording import counted
 
 BLOCKING = frozenset({"structure", "answerability"})
 SHOWN = 5  # issues or topics a check's detail names, at most
@@ -58,7 +59,7 @@ def content_check(files: Sequence[SourceFile], failures: Sequence[FileFailure]) 
     q = constructor_parameters().readiness
     total = len(files) + len(failures)
     share = len(files) / total if total else 0.0
-    detail = f"{len(files)} of {total} file(s) read"
+    detail = f"{len(files)} of {counted(total, 'file')} read"
     if failures:
         detail += "; not read: " + ", ".join(f.filename for f in failures)
     empty = [f.filename for f in files if f.words < q.empty_file_words]
@@ -111,22 +112,23 @@ def quiz_checks(structure: CourseStructure, bank: QuizBank, index: EvidenceIndex
             passed=answerable >= q.answerability_target and bool(kept),
             score=answerable,
             weight=q.answerability_weight,
-            detail=f"{answerable:.0%} of {len(kept)} question(s) found in the sources",
+            detail=f"{answerable:.0%} of {counted(len(kept), 'question')} found in the sources",
         ),
         Check(
             name="no leaks or duplicates",
             passed=not leaking and not repeated,
             score=1.0 - (len(leaking) + repeated) / max(1, len(kept)),
             weight=q.leaks_weight,
-            detail=f"{len(leaking)} leak(s), {repeated} duplicate(s)",
+            detail=f"{counted(len(leaking), 'question')} giving the answer away, "
+            f"{counted(repeated, 'question')} repeating another",
         ),
         Check(
             name="topic coverage",
             passed=len(covered) == len(structure.topics),
             score=len(covered) / topics,
             weight=q.topic_coverage_weight,
-            detail=f"{len(covered)} of {len(structure.topics)} topic(s) have "
-            f">= {q.min_items_per_topic} questions"
+            detail=f"{len(covered)} of {counted(len(structure.topics), 'topic')} have at least "
+            f"{counted(q.min_items_per_topic, 'question')}"
             + (f"; too few on: {', '.join(thin[:SHOWN])}" if thin else ""),
         ),
         Check(
@@ -134,8 +136,8 @@ def quiz_checks(structure: CourseStructure, bank: QuizBank, index: EvidenceIndex
             passed=len(bloomed) == len(structure.topics),
             score=len(bloomed) / topics,
             weight=q.bloom_coverage_weight,
-            detail=f"{len(bloomed)} of {len(structure.topics)} topic(s) reach "
-            f">= {q.min_bloom_levels} Bloom levels",
+            detail=f"{len(bloomed)} of {counted(len(structure.topics), 'topic')} ask at "
+            f"{q.min_bloom_levels} or more Bloom levels",
         ),
         Check(
             name="objectives",

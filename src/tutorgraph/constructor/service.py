@@ -19,12 +19,15 @@ from typing import Any, Protocol
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.types import Command
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 from sqlalchemy.orm import Session
 
 from tutorgraph import observability
 from tutorgraph.constructor import publish as publishing
+from tutorgraph.constructor import steps
 from tutorgraph.constructor.context import ConstructorContext, Upload
+from tutorgraph.constructor.coordinator import short_error
+from tutorgraph.constructor.edits import QUIZ_EDITS, STRUCTURE_EDITS
 from tutorgraph.constructor.graph import ConstructorGraph, compile_graph
 from tutorgraph.constructor.state import (
     ConstructorState,
@@ -121,6 +124,9 @@ class BuildView(BaseModel):
 class EventOut(BaseModel):
     id: int
     stage: str
+    step: str = Field(
+        default="", description="The step of the build it belongs to, in the author's words."
+    )
     message: str
     done: int = 0
     total: int = 0
@@ -246,6 +252,7 @@ class ConstructorService:
             pending = build_store.pending_upload_ids(session, session_id)
             stored: dict[str, Any]
             if snapshot.interrupts:
+                _check_edits(snapshot.interrupts[0].value, turn.edits)
                 decision = {"approve": turn.approve, "edits": turn.edits, "message": turn.message}
                 stored = {"resume": decision}
             else:
@@ -297,7 +304,7 @@ class ConstructorService:
         values: ConstructorState = snapshot.values  # type: ignore[assignment]
         # The last event is written before the build turns idle, so a reader that sees it idle
         # has every event of the turn.
-        self._event(session_id, ProgressEvent(stage="done", message="step finished"))
+        self._event(session_id, ProgressEvent(stage="done", message="Done"))
         self._finish(
             session_id,
             status="idle",
@@ -325,7 +332,10 @@ class ConstructorService:
         with self.database.session() as session:
             rows = build_store.running_builds(session)
         for session_id, _turn in rows:
-            self._event(session_id, ProgressEvent(stage="coordinator", message="resuming"))
+            self._event(
+                session_id,
+                ProgressEvent(stage="coordinator", message="Picking up where the build stopped"),
+            )
             await self.jobs.submit(session_id, self.run_stored)
         return len(rows)
 
@@ -440,7 +450,14 @@ class ConstructorService:
             self._own(session, session_id, user)
             rows = build_store.events_after(session, session_id, after, limit=500)
             return [
-                EventOut(id=r.id, stage=r.stage, message=r.message, done=r.done, total=r.total)
+                EventOut(
+                    id=r.id,
+                    stage=r.stage,
+                    step=steps.step_of(r.stage),
+                    message=r.message,
+                    done=r.done,
+                    total=r.total,
+                )
                 for r in rows
             ]
 
@@ -495,6 +512,19 @@ class ConstructorService:
             review=review,
             last_event_id=last or 0,
         )
+
+
+def _check_edits(review: Any, edits: list[dict[str, Any]]) -> None:
+    """Edits whose form is wrong (a question too short, a field missing) are refused at once,
+    with the field named as the page names it; whether they fit the build is the review's."""
+    kind = review.get("kind") if isinstance(review, dict) else None
+    try:
+        if kind == "structure":
+            STRUCTURE_EDITS.validate_python(edits)
+        elif kind == "quiz":
+            QUIZ_EDITS.validate_python(edits)
+    except ValidationError as exc:
+        raise InputError(f"That edit did not apply: {short_error(exc)}") from exc
 
 
 def _upload_out(row: ConstructorUpload) -> UploadOut:

@@ -2,8 +2,9 @@
 example answers, open alerts, and a CSV export.
 
 Scope is the privacy rule, decided in one place (`scope.Scope`): an instructor sees a learner's
-data only for a course they teach (an `instructor` enrollment; admins teach every course), only
-for learners enrolled in it, and only on the concepts its lessons teach. A learner enrolled in
+data only for a course they teach (an `instructor` enrollment; admins teach every course; its
+owner, the author who published it, sees it too whatever their role), only for learners enrolled
+in it, and only on the concepts its lessons teach. A learner enrolled in
 two courses is seen by each course's instructors on that course's concepts alone."""
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from tutorgraph.instructor.dashboard import (
 )
 from tutorgraph.instructor.enrollment import assign_instructor
 from tutorgraph.instructor.export import export_csv
-from tutorgraph.instructor.scope import Scope, scope_of, scopes
+from tutorgraph.instructor.scope import Scope, courses_seen, scope_of, scopes
 from tutorgraph.store.cohort import enroll, taught_courses
 
 __all__ = [
@@ -38,6 +39,7 @@ __all__ = [
     "Scope",
     "alerts",
     "assign_instructor",
+    "courses_seen",
     "dashboard",
     "enroll",
     "export_csv",

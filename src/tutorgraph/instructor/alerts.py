@@ -36,7 +36,7 @@ def _view(alert: InstructorAlert, learner: str, scope: Scope) -> AlertView:
         course=scope.course.slug,
         learner=learner,
         concept=alert.concept,
-        concept_title=scope.knowledge.concept_title(alert.concept),
+        concept_title=scope.concept_title(alert.concept),
         score=alert.score,
         question=alert.question,
         answer=alert.answer,

@@ -76,9 +76,7 @@ def mastery_rows(session: Session, scope: Scope) -> list[ConceptMastery]:
 
 
 def _mastery_distribution(session: Session, scope: Scope) -> list[ConceptCohort]:
-    cohorts = {
-        c: ConceptCohort(concept=c, title=scope.knowledge.concept_title(c)) for c in scope.concepts
-    }
+    cohorts = {c: ConceptCohort(concept=c, title=scope.concept_title(c)) for c in scope.concepts}
     totals: dict[str, float] = {}
     for row in mastery_rows(session, scope):
         cohort = cohorts[row.concept]
@@ -105,7 +103,7 @@ def _common_misconceptions(session: Session, scope: Scope) -> list[Misconception
                 entry = found[key] = MisconceptionCohort(
                     id=key[1],
                     concept=key[0],
-                    description=scope.knowledge.misconception_description(*key),
+                    description=scope.misconception_description(*key),
                     answers=0,
                     learners=0,
                     examples=[],

@@ -29,7 +29,7 @@ def export_csv(session: Session, *, scope: Scope) -> str:
     for row in rows:
         name = names.get(row.user_id, "")
         writer.writerow(
-            [row.user_id, _cell(name), row.concept, scope.knowledge.concept_title(row.concept),
+            [row.user_id, _cell(name), row.concept, scope.concept_title(row.concept),
              f"{row.wma:.4f}", f"{row.bkt:.4f}", row.attempts,
              open_alerts[(name, row.concept)], row.updated_at.isoformat()]
         )  # fmt: skip

@@ -8,6 +8,7 @@ from typing import Annotated
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
+from tutorgraph.constructor.steps import PHASE_WORDS, STEPS
 from tutorgraph.http.deps import CurrentUser, constructor_service
 from tutorgraph.web.templating import remember_user, render
 
@@ -20,7 +21,11 @@ async def create_home(request: Request, user: CurrentUser) -> Response:
     service = constructor_service(request.app.state)
     builds = service.builds(user=user)
     limit_mb = service.limits.max_bytes // (1024 * 1024)
-    return render(request, "create.html", {"builds": builds, "limit_mb": limit_mb})
+    return render(
+        request,
+        "create.html",
+        {"builds": builds, "limit_mb": limit_mb, "phase_words": PHASE_WORDS},
+    )
 
 
 @router.post("/create")
@@ -39,4 +44,6 @@ async def build_page(session_id: str, request: Request, user: CurrentUser) -> Re
     service = constructor_service(request.app.state)
     view = await service.view(session_id=session_id, user=user)
     limit_mb = service.limits.max_bytes // (1024 * 1024)
-    return render(request, "create_build.html", {"build": view, "limit_mb": limit_mb})
+    return render(
+        request, "create_build.html", {"build": view, "limit_mb": limit_mb, "steps": STEPS}
+    )

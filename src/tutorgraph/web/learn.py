@@ -152,7 +152,8 @@ def lesson_page(
     remember_user(request, user)
     course = courses.get_course(session=session, slug=slug, user=user)
     lesson = courses.get_lesson_by_slug(session=session, course=course, slug=lesson_slug)
-    if user is not None:  # studying a lesson enrols the learner in the course's cohort
+    if user is not None and course.created_by != user.id:
+        # Studying a lesson enrols the learner in the course's cohort (its author is not one).
         instructor.enroll(session, course=course, user_id=user.id)
     ordered = courses.course_lessons(course)
     position = [item.id for item in ordered].index(lesson.id)

@@ -11,8 +11,24 @@
   var problem = window.tutorgraphApi.problem;
   var view = null;
   var following = false;
+  // The build's steps in the author's words, and what each Bloom level asks (from the page).
+  var STEPS = JSON.parse(root.getAttribute("data-steps") || "[]");
+  var BLOOM = JSON.parse(root.getAttribute("data-bloom") || "{}");
 
   function $(id) { return document.getElementById(id); }
+  function counted(n, noun, plural) { return n + " " + (n === 1 ? noun : (plural || noun + "s")); }
+  function level(name) { return name + (BLOOM[name] ? " (" + BLOOM[name] + ")" : ""); }
+  // Where the build stands when no step is running, and what the author does next.
+  var PHASE_WORDS = {
+    collecting: "Upload your files, then choose Read my files.",
+    ingested: "Your files are read. Next: propose a structure.",
+    structure_review: "Ready to review: edit the structure below, then approve it.",
+    structure_approved: "Structure approved. Next: write the quiz questions.",
+    quiz_review: "Ready to review: check the questions below, then approve them.",
+    quiz_approved: "Questions approved. Next: check the course is ready.",
+    validated: "Checked. Next: publish the course.",
+    published: "Published. You can publish again after changes.",
+  };
   // A question's text with its ``` fenced code shown as code (text only: nothing is parsed as HTML).
   function withCode(text) {
     var box = el("div", { "class": "question-text" });
@@ -52,15 +68,17 @@
   function follow(after) {
     following = true;
     $("progress").hidden = false;
+    $("steps").hidden = false;
     var source = new EventSource(api + "/session/events/" + encodeURIComponent(sessionId) + "?after=" + (after || 0));
     source.onmessage = function (e) {
       var event = JSON.parse(e.data);
-      var item = el("li", {}, event.message);
-      $("progress-log").appendChild(item);
-      while ($("progress-log").children.length > 8) $("progress-log").removeChild($("progress-log").firstChild);
+      // The details, for whoever wants them: the last few lines, in plain words.
+      $("progress-log").appendChild(el("li", {}, event.message));
+      while ($("progress-log").children.length > 12) $("progress-log").removeChild($("progress-log").firstChild);
       if (event.total) { $("progress").max = event.total; $("progress").value = event.done; }
       else { $("progress").removeAttribute("value"); }
-      $("status").textContent = event.message;
+      var step = event.step || (STEPS.indexOf(event.message) >= 0 || event.stage === "coordinator" ? event.message : "");
+      if (step) showStep(step);
     };
     source.addEventListener("end", function () {
       source.close(); following = false; $("progress").hidden = true; load();
@@ -68,6 +86,17 @@
     source.onerror = function () {
       if (source.readyState === EventSource.CLOSED) { following = false; $("progress").hidden = true; load(); }
     };
+  }
+
+  // The steps list: the current one marked, those before it done.
+  function showStep(step) {
+    var items = $("steps").querySelectorAll("li");
+    var at = STEPS.indexOf(step);
+    items.forEach(function (li, i) {
+      li.classList.toggle("done", at >= 0 && i < at);
+      if (i === at) li.setAttribute("aria-current", "step"); else li.removeAttribute("aria-current");
+    });
+    $("status").textContent = step === STEPS[STEPS.length - 1] ? step + "." : step + "…";
   }
 
   function render() {
@@ -80,16 +109,21 @@
     renderQuiz();
     renderReport();
     renderPublished();
-    if (view.status === "failed") $("status").textContent = "That step failed: " + (view.error || "unknown error") + ". You can try again.";
-    else if (view.status === "idle") $("status").textContent = "Ready (" + view.phase.replace(/_/g, " ") + ").";
+    root.setAttribute("data-phase", view.phase);
+    root.setAttribute("data-state", view.status);
+    if (view.status === "failed") $("status").textContent = "That step did not finish: " + (view.error || "something went wrong") + ". You can try again.";
+    else if (view.status === "idle") {
+      if (view.phase === "structure_review" || view.phase === "quiz_review") showStep(STEPS[STEPS.length - 1]);
+      $("status").textContent = PHASE_WORDS[view.phase] || "";
+    }
   }
 
   function renderUploads() {
     var list = $("uploads");
     list.textContent = "";
     view.uploads.forEach(function (u) {
-      var label = u.filename + " · " + (u.kind || "?") + " · " + Math.max(1, Math.round(u.size / 1024)) + " KB · ";
-      label += u.status === "read" ? "read (" + u.words + " words)" : u.status === "failed" ? "could not be read: " + u.error : "waiting to be read";
+      var label = u.filename + " · " + Math.max(1, Math.round(u.size / 1024)) + " KB · ";
+      label += u.status === "read" ? "read (" + counted(u.words, "word") + ")" : u.status === "failed" ? "could not be read: " + u.error : "waiting to be read";
       list.appendChild(el("li", { "data-status": u.status }, label));
     });
   }
@@ -136,7 +170,7 @@
     if (s.issues.length) body.appendChild(el("p", { "class": "error", "data-testid": "structure-issues" }, "Issues: " + s.issues.join("; ")));
     if (s.suggestions.length) {
       var ul = el("ul", { "class": "muted", "data-testid": "suggestions" });
-      s.suggestions.slice(0, 6).forEach(function (g) { ul.appendChild(el("li", {}, "Suggestion (" + g.kind + "): " + g.reason)); });
+      s.suggestions.slice(0, 6).forEach(function (g) { ul.appendChild(el("li", {}, "Suggestion: " + g.reason)); });
       body.appendChild(ul);
     }
     s.units.forEach(function (unit) {
@@ -165,8 +199,9 @@
         } else {
           li.appendChild(el("strong", {}, t.title));
         }
-        var meta = " " + t.words + " words";
-        if (t.prerequisites.length) meta += " · builds on " + t.prerequisites.map(function (p) { return topics[p] ? topics[p].title : p; }).join(", ");
+        var meta = " " + counted(t.words, "word");
+        var builds = t.prerequisites.filter(function (p) { return topics[p]; }).map(function (p) { return topics[p].title; });
+        if (builds.length) meta += " · builds on " + builds.join(", ");
         li.appendChild(el("span", { "class": "muted" }, meta));
         ol.appendChild(li);
       });
@@ -203,23 +238,33 @@
     $("quiz").hidden = !bank;
     if (!bank) return;
     var reviewing = view.review && view.review.kind === "quiz";
+    $("quiz-note").textContent = reviewing ? (view.review.note || "") : "";
     var body = $("quiz-body");
     body.textContent = "";
     var kept = bank.items.filter(function (i) { return !i.problems.length; });
-    body.appendChild(el("p", { "data-testid": "quiz-summary" }, kept.length + " question(s) kept; " + bank.dropped + " dropped by checks or by you."));
+    body.appendChild(el("p", { "data-testid": "quiz-summary" }, counted(kept.length, "question") + " kept; " + bank.dropped + " dropped by checks or by you."));
     var topics = {};
     (view.structure ? view.structure.topics : []).forEach(function (t) { topics[t.topic_id] = t.title; });
     var list = el("ol", { "class": "quiz-items" });
-    kept.forEach(function (item) {
+    kept.forEach(function (item, n) {
       var li = el("li", { "data-item": item.item_id });
-      li.appendChild(el("p", { "class": "muted" }, (topics[item.topic_id] || item.topic_id) + " · " + item.bloom_level + " · " + item.type));
+      var id = "item-" + n;
+      li.appendChild(el("p", { "class": "muted" }, (topics[item.topic_id] || "Lesson") + " · level: " + level(item.bloom_level)));
       if (reviewing) {
-        li.appendChild(withCode(item.text));
-        var q = el("textarea", { "aria-label": "Question " + item.item_id, "data-text": item.item_id, rows: "3" }); q.value = item.text;
-        var a = el("textarea", { "aria-label": "Reference answer " + item.item_id, "data-answer": item.item_id, rows: "2" }); a.value = item.reference_answer;
-        var drop = el("label", {}); var box = el("input", { type: "checkbox", "data-drop-item": item.item_id });
-        drop.appendChild(box); drop.appendChild(document.createTextNode(" drop this question"));
-        li.appendChild(q); li.appendChild(a); li.appendChild(drop);
+        // The question is shown once: in its field (a read-only copy would repeat it).
+        li.appendChild(el("label", { "for": id + "-text" }, "Question"));
+        var q = el("textarea", { id: id + "-text", "data-text": item.item_id, rows: "3", maxlength: "4000" }); q.value = item.text;
+        li.appendChild(q);
+        li.appendChild(el("label", { "for": id + "-answer" }, "Model answer"));
+        var a = el("textarea", { id: id + "-answer", "data-answer": item.item_id, rows: "2", maxlength: "4000" }); a.value = item.reference_answer;
+        li.appendChild(a);
+        li.appendChild(el("label", { "for": id + "-points" }, "Key points the grader looks for (one a line)"));
+        var k = el("textarea", { id: id + "-points", "data-points": item.item_id, rows: "2" }); k.value = item.key_points.join("\n");
+        li.appendChild(k);
+        var drop = el("p", { "class": "check-row" });
+        drop.appendChild(el("input", { type: "checkbox", id: id + "-drop", "data-drop-item": item.item_id }));
+        drop.appendChild(el("label", { "for": id + "-drop" }, " Drop this question"));
+        li.appendChild(drop);
       } else {
         li.appendChild(withCode(item.text));
         li.appendChild(el("p", { "class": "muted" }, "Answer: " + item.reference_answer));
@@ -228,11 +273,56 @@
     });
     body.appendChild(list);
     if (reviewing) {
+      body.appendChild(addQuestionForm(bank));
       var approve = el("button", { type: "button", "data-testid": "approve-quiz" }, "Save and approve the quiz bank");
       approve.addEventListener("click", function () { turn({ edits: quizEdits(bank), approve: true }); });
       body.appendChild(approve);
     }
   }
+
+  // The author writes a question for one lesson; it is checked like the generated ones.
+  function addQuestionForm(bank) {
+    var form = el("form", { id: "add-question", "class": "card", "data-testid": "add-question", novalidate: "" });
+    form.appendChild(el("h3", {}, "Add a question"));
+    form.appendChild(el("label", { "for": "add-topic" }, "Lesson"));
+    var topic = el("select", { id: "add-topic" });
+    (view.structure ? view.structure.topics : []).forEach(function (t) { topic.appendChild(el("option", { value: t.topic_id }, t.title)); });
+    form.appendChild(topic);
+    form.appendChild(el("label", { "for": "add-text" }, "Question"));
+    var text = el("textarea", { id: "add-text", rows: "3", maxlength: "4000" });
+    form.appendChild(text);
+    form.appendChild(el("label", { "for": "add-answer" }, "Model answer"));
+    var answer = el("textarea", { id: "add-answer", rows: "2", maxlength: "4000" });
+    form.appendChild(answer);
+    form.appendChild(el("label", { "for": "add-points" }, "Key points the grader looks for (optional, one a line)"));
+    var points = el("textarea", { id: "add-points", rows: "2" });
+    form.appendChild(points);
+    form.appendChild(el("label", { "for": "add-level" }, "Level of understanding it asks for"));
+    var bloom = el("select", { id: "add-level" });
+    Object.keys(BLOOM).forEach(function (name) {
+      var o = el("option", { value: name }, level(name));
+      if (name === "understand") o.selected = true;
+      bloom.appendChild(o);
+    });
+    form.appendChild(bloom);
+    var error = el("p", { id: "add-errors", "class": "error", role: "alert", "data-testid": "add-errors" });
+    form.appendChild(error);
+    form.appendChild(el("button", { type: "submit", "class": "secondary" }, "Add the question"));
+    form.addEventListener("submit", function (e) {
+      e.preventDefault();
+      var problems = [];
+      if (text.value.trim().length < 5) problems.push("Write the question (at least 5 characters).");
+      if (answer.value.trim().length < 3) problems.push("Write its model answer (at least 3 characters).");
+      error.textContent = problems.join(" ");
+      if (problems.length) { (text.value.trim().length < 5 ? text : answer).focus(); return; }
+      var add = { op: "add_item", topic_id: topic.value, text: text.value.trim(), reference_answer: answer.value.trim(),
+        key_points: lines(points.value), bloom_level: bloom.value };
+      turn({ edits: quizEdits(bank).concat([add]) });
+    });
+    return form;
+  }
+
+  function lines(text) { return text.split("\n").map(function (l) { return l.trim(); }).filter(Boolean); }
 
   function quizEdits(bank) {
     var edits = [];
@@ -241,14 +331,27 @@
       if (dropBox && dropBox.checked) { edits.push({ op: "drop_item", item_id: item.item_id }); return; }
       var q = document.querySelector('[data-text="' + item.item_id + '"]');
       var a = document.querySelector('[data-answer="' + item.item_id + '"]');
+      var k = document.querySelector('[data-points="' + item.item_id + '"]');
       var edit = { op: "edit_item", item_id: item.item_id };
       var changed = false;
       if (q && q.value.trim() && q.value.trim() !== item.text) { edit.text = q.value.trim(); changed = true; }
       if (a && a.value.trim() && a.value.trim() !== item.reference_answer) { edit.reference_answer = a.value.trim(); changed = true; }
+      if (k && lines(k.value).length && lines(k.value).join("\n") !== item.key_points.join("\n")) { edit.key_points = lines(k.value); changed = true; }
       if (changed) edits.push(edit);
     });
     return edits;
   }
+
+  // The readiness checks in the author's words.
+  var CHECK_WORDS = {
+    "content": "Your files",
+    "structure": "Structure",
+    "answerability": "Answers found in your material",
+    "no leaks or duplicates": "No answer given away, no repeats",
+    "topic coverage": "Questions on every lesson",
+    "bloom coverage": "Levels of understanding asked",
+    "objectives": "Key points asked about",
+  };
 
   function renderReport() {
     var r = view.report;
@@ -256,9 +359,11 @@
     if (!r) return;
     var body = $("report-body");
     body.textContent = "";
-    body.appendChild(el("p", { "data-testid": "readiness" }, "Readiness " + r.readiness + "/100: " + (r.ready ? "ready to publish" : "not ready yet")));
+    body.appendChild(el("p", { "data-testid": "readiness" }, "Readiness " + r.readiness + " out of 100: " + (r.ready ? "ready to publish" : "not ready yet")));
     var ul = el("ul", {});
-    r.checks.forEach(function (c) { ul.appendChild(el("li", { "data-passed": String(c.passed) }, (c.passed ? "✓ " : "! ") + c.name + ": " + c.detail)); });
+    r.checks.forEach(function (c) {
+      ul.appendChild(el("li", { "data-passed": String(c.passed), "data-check": c.name }, (c.passed ? "✓ " : "! ") + (CHECK_WORDS[c.name] || c.name) + ": " + c.detail));
+    });
     body.appendChild(ul);
   }
 
@@ -269,6 +374,8 @@
     p.textContent = "Your course is published (private to you). ";
     var a = el("a", { href: "/learn/" + view.course_slug, "data-testid": "course-link" }, "Open the course and share it");
     p.appendChild(a);
+    p.appendChild(document.createTextNode(" · "));
+    p.appendChild(el("a", { href: "/teach/" + view.course_slug, "data-testid": "course-learners" }, "See who studies it"));
   }
 
   $("upload-form").addEventListener("submit", async function (e) {
