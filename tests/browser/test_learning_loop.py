@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import re
-from datetime import timedelta
 
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.accounts import register_and_log_in
 from tests.browser.chat import page_overflow
+from tests.browser.test_next_step import sign_up as register_and_log_in
 from tests.fakes.live_server import LiveServer
 from tutorgraph.knowledge import get_domain
-from tutorgraph.store.models import utcnow
 
 pytestmark = pytest.mark.browser
 
@@ -28,7 +26,7 @@ def answer(page: Page, text: str) -> None:
     expect(page.get_by_test_id("last-result")).to_be_visible()
 
 
-def test_wrong_retry_alternate_then_right_and_its_review_and_progress(
+def test_wrong_retry_alternate_then_right_and_its_progress(
     page: Page, seeded_server: LiveServer
 ) -> None:
     base = seeded_server.url
@@ -48,17 +46,21 @@ def test_wrong_retry_alternate_then_right_and_its_review_and_progress(
 
     # 1. wrong -> RETRY: the same question again, with a hint
     answer(page, "no idea")
-    expect(page.get_by_test_id("decision")).to_have_text("Try it again")
+    expect(page.get_by_test_id("decision")).to_contain_text("missed the main idea")
     step = page.get_by_test_id("next-step")
     expect(step).to_have_attribute("data-kind", "retry")
-    expect(page.get_by_role("heading", name=re.compile("attempt 2"))).to_be_visible()
-    expect(page.get_by_test_id("hint")).to_contain_text("think about")
+    expect(
+        page.get_by_role("heading", name="Question 1 of 5 · second try", exact=True)
+    ).to_be_visible()
+    expect(page.get_by_test_id("hint")).to_contain_text("Your answer")
 
-    # 2. still wrong, with a misconception -> ALTERNATE: the tutor, another way
+    # 2. still wrong, with a misconception: the tutor's other way comes after the round; the
+    # step is the question the learner is in the middle of, once more, with a hint
     answer(page, MIX_UP)
     step = page.get_by_test_id("next-step")
-    expect(step).to_have_attribute("data-kind", "tutor")
-    expect(step).to_contain_text("explained another way")
+    expect(step).to_have_attribute("data-kind", "retry")
+    expect(step).to_contain_text("Question 1 of 5 · third try, with a hint")
+    expect(step).to_contain_text("After the round: see Objects, types and mutability")
     expect(page.get_by_test_id("hint")).to_contain_text("common mix-up")  # attempt 3 waits
     round_url = page.url.split("#")[0]
 
@@ -67,24 +69,17 @@ def test_wrong_retry_alternate_then_right_and_its_review_and_progress(
     expect(mix_up).to_have_attribute("data-status", "open")
     expect(mix_up).to_contain_text("the is operator compares the values")  # the learner's words
 
-    page.goto(round_url)
-    page.get_by_test_id("next-step").get_by_role("button", name="Continue").click()
-    expect(page).to_have_url(re.compile(r"/learn/python-engineering/python-data-model"))
-    expect(page).not_to_have_url(re.compile("ask="))  # asked once; a reload does not ask again
-    log = page.get_by_role("log", name="Conversation")
-    expect(log.get_by_test_id("user-message")).to_contain_text("another way")
-    expect(page.get_by_role("radio", name="ELI5")).to_have_attribute("aria-checked", "true")
-    expect(page.get_by_role("button", name="Send", exact=True)).to_be_enabled()
-    expect(log.get_by_test_id("assistant-message").last).not_to_be_empty()
-
-    # 3. back via the home page's Continue: the question, attempt 3 -> right -> PROCEED
+    # 3. back via the home page's Continue: the same question, its third try -> right
     page.goto(base + "/")
     home_step = page.get_by_test_id("next-step")
-    expect(home_step).to_contain_text("Continue practising Objects, types and mutability")
-    home_step.get_by_role("button", name="Continue").click()
-    expect(page.get_by_role("heading", name=re.compile("attempt 3"))).to_be_visible()
+    expect(home_step).to_contain_text("Question 1 of 5 · third try, with a hint")
+    home_step.get_by_role("button").click()
+    expect(page).to_have_url(re.compile(re.escape(round_url)))
+    expect(
+        page.get_by_role("heading", name="Question 1 of 5 · third try", exact=True)
+    ).to_be_visible()
     answer(page, reference)
-    expect(page.get_by_test_id("next-step")).to_contain_text("A question at the")
+    expect(page.get_by_test_id("next-step")).to_contain_text("Go on to question 2 of 5")
 
     # the misconception is cleared by the good answer; the evidence shows what moved mastery
     page.goto(base + "/progress")
@@ -100,35 +95,29 @@ def test_wrong_retry_alternate_then_right_and_its_review_and_progress(
     expect(page.get_by_test_id("evidence-python-data-model").locator("li").first).to_be_visible()
     page.emulate_media(media="screen")
 
-    # the review queue: the concept comes due on its FSRS date
-    page.goto(base + "/review")
-    upcoming = page.get_by_test_id("upcoming-reviews").locator("[data-concept='python-data-model']")
-    expect(upcoming).to_be_visible()
-    due_text = upcoming.locator("td").nth(1).inner_text()
-    expect(page.get_by_test_id("nothing-due")).to_be_visible()
-    seeded_server.app.state.clock = lambda: utcnow() + timedelta(days=30)
-    page.reload()
-    due = page.get_by_test_id("due-reviews").locator("[data-concept='python-data-model']")
-    expect(due).to_contain_text(f"due {due_text}")
-    due.get_by_role("button").click()
-    expect(page.get_by_test_id("round-progress")).to_have_text("0 of 3 answered")
-
     page.set_viewport_size({"width": 390, "height": 800})
     for path in ("/progress", "/review", "/"):
         page.goto(base + path)
         assert page_overflow(page)["width"] <= 390, path
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="tutor-chat.js opens a tutor-led conversation on ?focus= (change asked for in 0047)",
+)
 def test_another_explanation_on_a_phone_shows_the_tutor_pane(
     page: Page, seeded_server: LiveServer
 ) -> None:
+    """The planner's tutor step (`?mode=…&focus=<concept>`) on a phone: the tutor pane comes to
+    the front in that mode, and the tutor speaks first; nothing is sent in the learner's name."""
     register_and_log_in(page, seeded_server.url)
     page.set_viewport_size({"width": 390, "height": 800})
     page.goto(
         seeded_server.url
-        + "/learn/python-engineering/python-data-model?mode=eli5&ask=Explain+it+another+way"
+        + "/learn/python-engineering/python-data-model?mode=eli5&focus=python-data-model"
     )
-    expect(page.get_by_role("tab", name="Tutor")).to_have_attribute("aria-selected", "true")
-    expect(page.get_by_label("Your message")).to_be_visible()
+    expect(page.get_by_role("radio", name="ELI5")).to_have_attribute("aria-checked", "true")
     log = page.get_by_role("log", name="Conversation")
-    expect(log.get_by_test_id("user-message")).to_contain_text("another way")
+    expect(log.get_by_test_id("user-message")).to_have_count(0)
+    expect(page.get_by_role("tab", name="Tutor")).to_have_attribute("aria-selected", "true")
+    expect(log.get_by_test_id("assistant-message").last).not_to_be_empty()

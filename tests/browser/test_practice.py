@@ -5,7 +5,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.accounts import register_and_log_in
+from tests.browser.test_next_step import sign_up as register_and_log_in
 from tests.fakes.live_server import LiveServer
 from tutorgraph.knowledge import get_domain
 
@@ -30,13 +30,16 @@ def test_one_full_practice_round(page: Page, live_server: LiveServer) -> None:
     page.get_by_role("button", name="Submit answer").click()
     expect(page.get_by_test_id("answer-error")).to_contain_text("write an answer first")
     expect(page.get_by_test_id("round-progress")).to_have_text("0 of 5 answered")
+    expect(page.get_by_role("heading", name="Question 1 of 5", exact=True)).to_be_visible()
+    # the Bloom level is explained where it is shown
+    expect(page.get_by_test_id("question-level")).to_contain_text("where you")
 
     explained = False
     answered = 0
     while page.get_by_label("Your answer").count():
         text = _opening(page.get_by_test_id("question-text").inner_text())
         heading = page.get_by_role("heading", name=re.compile("^Question")).inner_text()
-        weak = answered in (1, 4) and "attempt" not in heading
+        weak = answered in (1, 4) and "try" not in heading
         page.get_by_label("Your answer").fill("no idea" if weak else answers[text])
         page.get_by_role("button", name="Submit answer").click()
         answered += 1
@@ -51,23 +54,42 @@ def test_one_full_practice_round(page: Page, live_server: LiveServer) -> None:
         expect(page.get_by_test_id("mastery")).to_contain_text(
             "Mastery of Iterators, generators and itertools"
         )
+        # one next action on a result: the next step's button, and no other form
+        expect(result.locator("form")).to_have_count(0)
+        expect(page.get_by_test_id("next-step").get_by_role("button")).to_have_count(1)
         if weak:
-            expect(page.get_by_test_id("decision")).to_have_text("Try it again")
+            number = heading.split(" of ")[0]  # "Question 2"
+            expect(page.get_by_test_id("decision")).to_contain_text("missed the main idea")
             expect(page.get_by_test_id("feedback")).not_to_contain_text("RETRY")
-            # the path planner asks it again, next, with a hint
-            expect(page.get_by_test_id("next-step")).to_have_attribute("data-kind", "retry")
-            expect(page.get_by_role("heading", name=re.compile("attempt 2"))).to_be_visible()
+            # the path planner asks it again, next, with a hint: the same question, its 2nd try
+            step = page.get_by_test_id("next-step")
+            expect(step).to_have_attribute("data-kind", "retry")
+            expect(step.get_by_role("button")).to_have_text("Try this question again")
+            expect(
+                page.get_by_role("heading", name=f"{number} of 5 · second try", exact=True)
+            ).to_be_visible()
             expect(page.get_by_test_id("hint")).not_to_be_empty()
+            expect(page.get_by_test_id("hint")).not_to_have_text(re.compile(r"about \w+, \w+,"))
         else:
-            expect(page.get_by_test_id("decision")).to_have_text(re.compile("Mastered|Good"))
+            expect(page.get_by_test_id("decision")).to_contain_text("strong answer")
+            expect(page.get_by_test_id("next-step").get_by_role("button")).not_to_have_text(
+                "Try this question again"
+            )
         if weak and not explained:
-            page.get_by_role("link", name="Explain it another way").click()
-            expect(page.get_by_test_id("explanation")).to_contain_text("Another way to see it")
+            page.get_by_role("link", name="Explain what I missed another way").click()
+            explanation = page.get_by_test_id("explanation")
+            expect(explanation).to_contain_text("Another way to see it")
+            # it explains what this answer missed, in the knowledge base's words
+            missed = page.get_by_test_id("fix").first
+            expect(missed).to_contain_text("A full answer says:")
             explained = True
-    expect(page.get_by_test_id("round-progress")).to_have_text(f"{answered} of 7 answered")
+    # seven answers (two retries), five questions
+    expect(page.get_by_test_id("round-progress")).to_have_text("5 of 5 answered")
+    assert answered == 7
     expect(page.get_by_role("status")).to_contain_text("Round complete")
     page.reload()
-    expect(page.get_by_role("listitem").filter(has_text="(Try it again)")).to_have_count(2)
+    tries = page.get_by_test_id("answered-item").filter(has_text="second try")
+    expect(tries).to_have_count(2)
 
 
 def test_a_double_clicked_submit_answers_the_question_once(

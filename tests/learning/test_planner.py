@@ -154,3 +154,45 @@ def test_one_learner_never_sees_another_learners_loop(
     database.dispose()
     for path in ("/api/v1/me/next", "/api/v1/me/reviews", "/api/v1/me/progress"):
         assert client.get(path).status_code == 401
+
+
+def test_a_wrong_answer_in_a_round_makes_its_question_the_next_step(client: TestClient) -> None:
+    """The step is the question the learner is in the middle of, counted as the same question:
+    the round still has 5 questions, and the retry is the first one's second try."""
+    headers = register_and_login(client)
+    round_ = start_round(client, headers)
+    url = f"/api/v1/practice/rounds/{round_['id']}"
+    client.post(f"{url}/answers", json={"answer": "no idea"}, headers=headers)
+    view = client.get(url, headers=headers).json()
+    assert view["question_count"] == 5 and view["questions_done"] == 0
+    assert view["current"]["label"] == "Question 1 of 5 · second try"
+    nxt = client.get("/api/v1/me/next", headers=headers).json()
+    assert nxt["kind"] == "retry"
+    assert nxt["title"] == "Question 1 of 5 · second try, with a hint"
+    assert nxt["target"]["question_id"] == view["current"]["id"]
+    assert "did not hold together" not in nxt["reason"]
+    taken = client.post("/api/v1/me/next/take", json={"step_id": nxt["step_id"]}, headers=headers)
+    assert taken.json()["url"] == f"/quiz/{round_['id']}#question"
+
+
+def test_a_step_whose_question_was_answered_is_not_shown_again(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Continue opened a different question than the step named: a step on a question that
+    has since been answered is spent, and the round's waiting question is shown instead."""
+    headers = register_and_login(client)
+    round_ = start_round(client, headers)
+    url = f"/api/v1/practice/rounds/{round_['id']}"
+    client.post(f"{url}/answers", json={"answer": "no idea"}, headers=headers)
+    retry = client.get("/api/v1/me/next", headers=headers).json()
+    assert retry["kind"] == "retry"
+    monkeypatch.setattr(planner, "plan_event", _killed)  # the second answer is never planned
+    client.post(f"{url}/answers", json={"answer": "still no idea"}, headers=headers)
+    waiting = client.get(url, headers=headers).json()["current"]
+    nxt = client.get("/api/v1/me/next", headers=headers).json()
+    assert nxt["step_id"] is None and "second try" not in nxt["title"]
+    assert nxt["target"]["question_id"] == waiting["id"]
+    assert nxt["title"].endswith(waiting["label"][:1].lower() + waiting["label"][1:])
+    # Continue with the spent step in hand leads where the card now points
+    taken = client.post("/api/v1/me/next/take", json={"step_id": retry["step_id"]}, headers=headers)
+    assert taken.json()["url"] == nxt["target"]["url"]

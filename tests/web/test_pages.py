@@ -34,7 +34,7 @@ def test_home_has_the_navigation_and_an_empty_state(client: TestClient) -> None:
     assert soup.find("a", string="Log in") is not None
 
 
-def test_register_then_login_in_the_browser_flow(client: TestClient) -> None:
+def test_registering_signs_the_learner_in_and_lands_on_home(client: TestClient) -> None:
     form = page(client, "/register").find("form")
     assert form is not None and {i["name"] for i in form.find_all("input")} == {
         "csrf_token",
@@ -55,7 +55,64 @@ def test_register_then_login_in_the_browser_flow(client: TestClient) -> None:
         },
         follow_redirects=False,
     )
-    assert response.status_code == 303 and response.headers["location"] == "/login?registered=1"
+    # signed in at once, with the same session cookie a login sets, and on the home page
+    assert response.status_code == 303 and response.headers["location"] == "/"
+    assert "session" in " ".join(response.headers.get_list("set-cookie")).lower()
+    soup = page(client, "/")
+    assert soup.find(attrs={"data-testid": "current-user"}).get_text() == "Grace"  # type: ignore[union-attr]
+    # a first visit: no answer yet
+    assert soup.find(attrs={"data-testid": "welcome"}).get_text() == "Welcome, Grace"  # type: ignore[union-attr]
+    assert client.get("/api/v1/me/next").status_code == 200  # the cookie is a real session
+
+
+def test_registering_a_taken_email_signs_nobody_in(client: TestClient) -> None:
+    token = csrf_token(client)
+    data = {"name": "Ada", "email": "ada@example.org", "password": "analytical engine"}
+    client.post("/register", data={**data, "csrf_token": token})
+    client.post("/logout", data={"csrf_token": token})
+    again = client.post(
+        "/register",
+        data={**data, "password": "someone elses guess", "csrf_token": token},
+        follow_redirects=False,
+    )
+    assert again.status_code == 303 and again.headers["location"] == "/login?registered=1"
+    assert page(client, "/").find(attrs={"data-testid": "current-user"}) is None
+
+
+def test_welcome_back_after_the_first_answer(client: TestClient) -> None:
+    token = csrf_token(client)
+    client.post(
+        "/register",
+        data={
+            "name": "Lin",
+            "email": "lin@example.org",
+            "password": "plenty long enough",
+            "csrf_token": token,
+        },
+    )
+    started = client.post(
+        "/quiz",
+        data={"topic": "python/python-data-model", "csrf_token": token},
+        follow_redirects=False,
+    )
+    round_url = started.headers["location"]
+    client.post(f"{round_url}/answer", data={"answer": "no idea", "csrf_token": token})
+    soup = page(client, "/")
+    assert soup.find(attrs={"data-testid": "welcome"}).get_text() == "Welcome back, Lin"  # type: ignore[union-attr]
+
+
+def test_login_after_registering_still_works(client: TestClient) -> None:
+    token = csrf_token(client)
+    client.post(
+        "/register",
+        data={
+            "name": "Grace",
+            "email": "grace@example.org",
+            "password": "cobol forever",
+            "csrf_token": token,
+        },
+    )
+    client.post("/logout", data={"csrf_token": token})
     response = client.post(
         "/login",
         data={

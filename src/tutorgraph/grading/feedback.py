@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from tutorgraph.errors import StructuredOutputError
-from tutorgraph.grading import prompts
+from tutorgraph.grading import prompts, uncertainty
 from tutorgraph.grading.parameters import grading_parameters
 from tutorgraph.grading.types import (
     ChecksSummary,
@@ -23,14 +23,6 @@ from tutorgraph.grading.types import (
 from tutorgraph.llm import Message, Model, OfflineEngine
 
 FEEDBACK_AGENT = "feedback"
-
-_NEXT_STEP: dict[PathDecision, str] = {
-    "MASTERED": "You can move ahead to the next concept.",
-    "PROCEED": "Continue with the next concept; a quick review of the points above will help.",
-    "ALTERNATE": "Try the concept from another angle: a worked example or a diagram.",
-    "REMEDIATE": "Go back over the concept's core idea before trying again.",
-    "RETRY": "Have another go at this question, taking the points above into account.",
-}
 
 
 class FeedbackInputs(BaseModel):
@@ -89,6 +81,8 @@ def offline_feedback(inputs: FeedbackInputs) -> str:
     parts: list[str] = []
     if not request.answer.strip():
         parts.append("No answer was given, so there is nothing to credit yet.")
+    elif uncertainty.is_unsure(verdict.certainty) and verdict.score < p.good_answer_from:
+        pass  # the doubt sentence before it says what was credited (`uncertainty.explain`)
     elif verdict.score >= p.good_answer_from:
         parts.append("Good answer: it matches the reference on the essentials.")
     elif verdict.checks is not None:
@@ -113,7 +107,8 @@ def offline_feedback(inputs: FeedbackInputs) -> str:
         parts.append(f"A complete answer also covers: {missing}.")
     if verdict.error_type == "CARELESS":
         parts.append("You seem to know this; re-read your answer for slips.")
-    parts.append(_NEXT_STEP[inputs.decision])
+    # What to do next is the one next step's to say (learning/next_step.py), not the feedback's:
+    # a second, different suggestion here would compete with it (decision 0047).
     return " ".join(parts)
 
 

@@ -65,14 +65,19 @@ def is_unsure(certainty: float) -> bool:
 
 
 def explain(verdict: Verdict) -> str:
-    """Why the grade is doubtful, in the learner's terms, and what it means for them."""
+    """Why the grade is doubtful, in the learner's terms, and what it means for them: one
+    sentence that also says what was credited, so the feedback after it opens with no second,
+    contradicting headline (the offline feedback leaves its own out when unsure)."""
+    listed = grading_parameters().feedback.points_listed
+    counts = "so this grade counts for less toward your mastery"
     if verdict.judge_scores:
-        reason = "repeated gradings of it disagreed"
+        reason = f"repeated gradings of it disagreed, {counts}."
     elif verdict.covered_key_points:
-        reason = "I could match only part of it to what I was looking for"
+        covered = "; ".join(verdict.covered_key_points[:listed])
+        reason = (
+            f"part of it matches what I was looking for ({covered}), but I could not match the "
+            f"rest, {counts}."
+        )
     else:
-        reason = "I could not match it to the points I was looking for"
-    return (
-        f"{reason}, so this grade counts for less toward your mastery. If you meant one of the "
-        "points below, try saying it more directly."
-    )
+        reason = f"I could not match it to the points I was looking for, {counts}."
+    return f"{reason} If you meant one of the points a full answer covers, say it more directly."

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -28,13 +29,20 @@ from tutorgraph.knowledge import (
 )
 from tutorgraph.learner_model import mastery
 from tutorgraph.learning import next_step, reviews, xapi
-from tutorgraph.learning.next_step import Graded, LessonRef, Situation
+from tutorgraph.learning.next_step import REMEDIAL, Graded, LessonRef, RoundQuestion, Situation
 from tutorgraph.lti import service as lti_service
 from tutorgraph.store import atomic, courses
 from tutorgraph.store import learning as record
 from tutorgraph.store import practice as practice_store
 from tutorgraph.store.db import Database
-from tutorgraph.store.models import EvaluationEvent, NextStep, User, utcnow
+from tutorgraph.store.models import (
+    EvaluationEvent,
+    NextStep,
+    QuizAnswer,
+    QuizQuestion,
+    User,
+    utcnow,
+)
 from tutorgraph.store.users import get_user
 
 log = logging.getLogger(__name__)
@@ -123,14 +131,17 @@ def plan_event(session: Session, event_id: int) -> bool:
         event.planned_at = now
         return True
     step = next_step.plan(graded, kb, _situation(session, user, graded, kb, review_due))
+    target = dict(step.target)
     if step.requeue is not None:
-        practice.queue_again(
+        asked = practice.queue_again(
             session=session,
             user_id=user.id,
             round_id=step.requeue.round_id,
             question_id=step.requeue.question_id,
             hint=step.requeue.hint,
         )
+        if asked is not None:  # the step is the question asked again: its own id
+            target["question_id"] = asked
     # A newer step replaces the learner's older ones that were never taken.
     record.retire_untaken_steps(session, user_id=user.id, at=now)
     record.add_step(
@@ -141,7 +152,7 @@ def plan_event(session: Session, event_id: int) -> bool:
         kind=step.kind,
         title=step.title[:300],
         reason=step.reason,
-        target={**step.target, "domain": kb.name} if kb is not None else step.target,
+        target={**target, "domain": kb.name} if kb is not None else target,
     )
     event.planned_at = now
     session.flush()
@@ -173,16 +184,62 @@ def _situation(
         for concept, links in courses.lessons_by_concept(session=session, user=user).items()
         if links
     }
-    next_level = None
+    situation = Situation(mastery=known, lessons=lessons, review_due=review_due)
     if graded.source == "practice" and graded.round_id:
         quiz = practice_store.round_by_id(session, graded.round_id)
         if quiz is not None and quiz.user_id == user.id:
             progress = practice.load_round(session=session, user_id=user.id, round_id=quiz.id)
-            current = progress.current
-            if current is not None:
-                next_level = str(current.payload.get("bloom_level") or "") or None
-    return Situation(
-        mastery=known, lessons=lessons, round_next_level=next_level, review_due=review_due
+            situation = _in_round(progress, graded, situation)
+    return situation
+
+
+def _in_round(progress: practice.Progress, graded: Graded, situation: Situation) -> Situation:
+    """Where the answer left its practice round: the question answered, the one waiting, and
+    an earlier answer of the round that asked for more than its next question."""
+
+    def numbered(question: QuizQuestion) -> RoundQuestion:
+        return RoundQuestion(
+            question_id=question.id,
+            number=progress.numbers[question.source_id],
+            count=progress.question_count,
+            attempt=int(question.payload.get("attempt", 1)),
+            bloom_level=str(question.payload.get("bloom_level") or "") or None,
+        )
+
+    answered = next((q for q in progress.questions if q.id == graded.question_id), None)
+    current = progress.current
+    latest = {q.source_id: q for q in progress.questions}  # each question's latest try
+    owed = [
+        (progress.answers[q.id], q)
+        for q in latest.values()
+        if q.id in progress.answers
+        and (answered is None or q.source_id != answered.source_id)
+        and str(progress.answers[q.id].result.get("decision")) in REMEDIAL
+    ]
+    weakest = min(owed, key=lambda pair: pair[0].score or 0.0, default=None)
+    return replace(
+        situation,
+        answered=numbered(answered) if answered is not None else None,
+        round_waiting=numbered(current) if current is not None else None,
+        can_ask_again=answered is not None and practice.may_ask_again(progress, answered),
+        round_owes=_owed(weakest[0], weakest[1], graded) if weakest is not None else None,
+    )
+
+
+def _owed(answer: QuizAnswer, question: QuizQuestion, graded: Graded) -> Graded:
+    result = answer.result
+    return Graded(
+        concept=graded.concept,
+        decision=str(result.get("decision") or "RETRY"),
+        score=answer.score or 0.0,
+        question=question.text,
+        answer=answer.answer,
+        misconceptions=tuple(str(m.get("id")) for m in result.get("misconceptions") or ()),
+        missing_key_points=tuple(str(p) for p in result.get("missing_key_points") or ()),
+        source="practice",
+        domain=graded.domain,
+        attempt=int(question.payload.get("attempt", 1)),
+        bloom_level=str(question.payload.get("bloom_level") or "") or None,
     )
 
 
@@ -211,8 +268,25 @@ def next_activity(session: Session, *, user: User, now: datetime) -> NextActivit
     round in progress; else the first concept not yet mastered."""
     plan_pending(session, user_id=user.id)
     step = record.latest_untaken_step(session, user.id)
-    if step is not None:
+    if step is not None and _still_open(session, user, step):
         return _activity(step)
+    for quiz in practice.my_rounds(session=session, user_id=user.id):
+        if quiz.status == "active":  # never away from a question the learner is in the middle of
+            progress = practice.load_round(session=session, user_id=user.id, round_id=quiz.id)
+            waiting = progress.current
+            if waiting is None:
+                continue
+            return NextActivity(
+                kind="practice",
+                target={
+                    "url": f"/quiz/{quiz.id}#question",
+                    "round_id": quiz.id,
+                    "question_id": waiting.id,
+                },
+                title=f"Continue practising {concept_title(quiz.topic)}: "
+                f"{progress.label(waiting)[:1].lower()}{progress.label(waiting)[1:]}",
+                reason="Your practice round is waiting where you left it.",
+            )
     due = reviews.due_concepts(session=session, user_id=user.id, now=now)
     if due:
         titles = [concept_title(concept) for concept in due]
@@ -222,14 +296,6 @@ def next_activity(session: Session, *, user: User, now: datetime) -> NextActivit
             title=f"Review {titles[0]}" + (f" and {len(due) - 1} more" if len(due) > 1 else ""),
             reason="Spaced review: these are due today, before you forget them.",
         )
-    for quiz in practice.my_rounds(session=session, user_id=user.id):
-        if quiz.status == "active":
-            return NextActivity(
-                kind="practice",
-                target={"url": f"/quiz/{quiz.id}#question", "round_id": quiz.id},
-                title=f"Continue practising {concept_title(quiz.topic)}",
-                reason="Your practice round is waiting where you left it.",
-            )
     known = {
         row.concept: row.wma for row in mastery.learner_mastery(session=session, user_id=user.id)
     }
@@ -258,7 +324,7 @@ def take(session: Session, *, user: User, step_id: int | None, now: datetime) ->
         step = None
     if step is not None and step.taken_at is not None and "url" in step.target:
         return str(step.target["url"])  # taken a moment ago (a double click): where that went
-    if step is not None and step.taken_at is None:
+    if step is not None and step.taken_at is None and _still_open(session, user, step):
         activity = _activity(step)
     else:
         activity = next_activity(session, user=user, now=now)
@@ -278,6 +344,22 @@ def take(session: Session, *, user: User, step_id: int | None, now: datetime) ->
     if step is not None:
         step.target = {**step.target, "url": f"/quiz/{quiz.id}"}
     return f"/quiz/{quiz.id}"
+
+
+def _still_open(session: Session, user: User, step: NextStep) -> bool:
+    """A step that sends the learner to a question of a round holds while that question still
+    waits for an answer; once it is answered (the learner went on without Continue) the step
+    is spent and no longer shown."""
+    round_id, question_id = step.target.get("round_id"), step.target.get("question_id")
+    if not isinstance(round_id, str) or not isinstance(question_id, int):
+        return True
+    quiz = practice_store.round_by_id(session, round_id)
+    if quiz is None or quiz.user_id != user.id:
+        return False
+    progress = practice.load_round(session=session, user_id=user.id, round_id=round_id)
+    return any(q.id == question_id for q in progress.questions) and (
+        question_id not in progress.answers
+    )
 
 
 def step_for_event(session: Session, *, user_id: int, event_id: int) -> NextActivity | None:

@@ -19,6 +19,16 @@ ROUND_LENGTH = 5
 MAX_ATTEMPTS = 3  # the first answer and two retries
 RETRYABLE = frozenset({"RETRY", "REMEDIATE", "ALTERNATE"})
 T = TypeVar("T")
+# A retry is the same question tried again, never a new one: "Question 2 of 5 · second try".
+TRY_WORDS = {2: "second try", 3: "third try"}
+
+
+def question_label(number: int, count: int, attempt: int = 1) -> str:
+    """How the learner sees where they are: "Question 2 of 5", "Question 2 of 5 · second try"."""
+    label = f"Question {number} of {count}"
+    if attempt > 1:
+        label += f" · {TRY_WORDS.get(attempt, f'try {attempt}')}"
+    return label
 
 
 @dataclass(frozen=True)
@@ -34,6 +44,33 @@ class Progress:
     @property
     def answered(self) -> int:
         return len(self.answers)
+
+    @property
+    def numbers(self) -> dict[str, int]:
+        """Each question of the round (by its knowledge-base id) numbered 1..n in the order it
+        was first asked: attempts at one question share its number."""
+        numbered: dict[str, int] = {}
+        for question in self.questions:
+            numbered.setdefault(question.source_id, len(numbered) + 1)
+        return numbered
+
+    @property
+    def question_count(self) -> int:
+        """How many questions the round has (attempts at one question count once)."""
+        return len(self.numbers)
+
+    @property
+    def questions_done(self) -> int:
+        """Questions whose latest attempt is answered (one waiting to be tried again is not)."""
+        latest = {q.source_id: q for q in self.questions}  # ordered by position
+        return sum(q.id in self.answers for q in latest.values())
+
+    def label(self, question: QuizQuestion) -> str:
+        return question_label(
+            self.numbers[question.source_id],
+            self.question_count,
+            int(question.payload.get("attempt", 1)),
+        )
 
 
 def start_round(
@@ -82,10 +119,10 @@ def can_retry(progress: Progress, question: QuizQuestion) -> bool:
     answer = progress.answers.get(question.id)
     if answer is None or str(answer.result.get("decision")) not in RETRYABLE:
         return False
-    return _may_ask_again(progress, question)
+    return may_ask_again(progress, question)
 
 
-def _may_ask_again(progress: Progress, question: QuizQuestion) -> bool:
+def may_ask_again(progress: Progress, question: QuizQuestion) -> bool:
     """Answered, attempts left, and not already asked again later in the round."""
     return (
         question.id in progress.answers
@@ -114,18 +151,18 @@ def retry_question(*, session: Session, user_id: int, round_id: str, question_id
 
 def queue_again(
     *, session: Session, user_id: int, round_id: str, question_id: int, hint: str
-) -> bool:
-    """The path planner's RETRY / ALTERNATE: the question asked again next, with a hint.
-    False (nothing queued) when the learner already has a later attempt or used them all."""
+) -> int | None:
+    """The path planner's RETRY / ALTERNATE: the question asked again next, with a hint; returns
+    the new try's id. None (nothing queued) when the learner already has a later attempt or used
+    them all."""
     progress = load_round(session=session, user_id=user_id, round_id=round_id, lock=True)
     question = next((q for q in progress.questions if q.id == question_id), None)
-    if question is None or not _may_ask_again(progress, question):
-        return False
-    _ask_again(session, progress, question, hint=hint)
-    return True
+    if question is None or not may_ask_again(progress, question):
+        return None
+    return _ask_again(session, progress, question, hint=hint)
 
 
-def _ask_again(session: Session, progress: Progress, question: QuizQuestion, *, hint: str) -> None:
+def _ask_again(session: Session, progress: Progress, question: QuizQuestion, *, hint: str) -> int:
     for later in progress.questions:
         if later.position > question.position:
             later.position += 1
@@ -145,6 +182,11 @@ def _ask_again(session: Session, progress: Progress, question: QuizQuestion, *, 
     progress.session.status = "active"  # a completed round reopens for the retry
     progress.session.updated_at = utcnow()
     session.flush()
+    return next(
+        q.id
+        for q in stored.questions_of(session, progress.session.id)
+        if q.source_id == question.source_id and q.position == question.position + 1
+    )
 
 
 def _spread(items: list[T], count: int) -> list[T]:

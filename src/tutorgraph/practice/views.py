@@ -20,6 +20,8 @@ class QuestionOut(BaseModel):
     type: str
     attempt: int = 1
     hint: str = ""  # the path planner's nudge on a question asked again
+    number: int = 1  # which question of the round (its attempts share one number)
+    label: str = ""  # "Question 2 of 5 · second try"
 
 
 class AnsweredOut(QuestionOut):
@@ -36,14 +38,18 @@ class RoundOut(BaseModel):
     domain: str
     topic: str
     status: str
-    total: int
+    total: int  # questions asked, a retry counted apart (see `question_count`)
+    question_count: int = 0  # the round's questions, each counted once whatever its tries
+    questions_done: int = 0  # questions whose latest try is answered
     answered: list[AnsweredOut]
     current: QuestionOut | None
     updated_at: datetime
 
 
-def _question(q: Any) -> QuestionOut:
+def _question(progress: Progress, q: Any) -> QuestionOut:
     return QuestionOut(
+        number=progress.numbers[q.source_id],
+        label=progress.label(q),
         id=q.id,
         position=q.position,
         text=q.text,
@@ -59,7 +65,7 @@ def round_out(progress: Progress) -> RoundOut:
     pending = {q.source_id for q in progress.questions if q.id not in progress.answers}
     answered = [
         AnsweredOut(
-            **_question(q).model_dump(),
+            **_question(progress, q).model_dump(),
             answer=progress.answers[q.id].answer,
             result=progress.answers[q.id].result,
             reference_answer="" if q.source_id in pending else q.reference_answer,
@@ -75,8 +81,10 @@ def round_out(progress: Progress) -> RoundOut:
         topic=progress.session.topic,
         status=progress.session.status,
         total=len(progress.questions),
+        question_count=progress.question_count,
+        questions_done=progress.questions_done,
         answered=answered,
-        current=_question(current) if current is not None else None,
+        current=_question(progress, current) if current is not None else None,
         updated_at=progress.session.updated_at,
     )
 

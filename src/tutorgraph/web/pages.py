@@ -20,6 +20,7 @@ from tutorgraph.http.deps import (
     request_token,
 )
 from tutorgraph.http.unit_of_work import UnitOfWorkRoute
+from tutorgraph.learner_model import mastery
 from tutorgraph.learning import planner
 from tutorgraph.web.templating import remember_user, render
 
@@ -51,7 +52,13 @@ def _safe_next(target: str | None) -> str:
 def home(request: Request, session: SessionDep, user: OptionalUser, now: NowDep) -> Response:
     remember_user(request, user)
     upcoming = planner.next_activity(session, user=user, now=now) if user else None
-    return render(request, "home.html", {"sections": ABOUT, "next": upcoming})
+    # "Welcome" until the learner's first graded answer, "Welcome back" from then on.
+    first_visit = user is not None and not mastery.learner_mastery(session=session, user_id=user.id)
+    return render(
+        request,
+        "home.html",
+        {"sections": ABOUT, "next": upcoming, "first_visit": first_visit},
+    )
 
 
 @router.get("/login", response_class=HTMLResponse)
@@ -101,7 +108,7 @@ async def register_submit(
     name: Annotated[str, Form(max_length=200)],
 ) -> Response:
     try:
-        await auth.register(
+        created = await auth.register(
             session=session,
             settings=settings,
             email=email,
@@ -112,7 +119,14 @@ async def register_submit(
     except (InputError, RateLimitedError) as exc:
         context = {"email": email, "name": name, "error": exc.message}
         return render(request, "register.html", context, status_code=exc.status_code)
-    return RedirectResponse("/login?registered=1", status_code=303)
+    if created is None:
+        # The email already has an account: nothing was changed and nobody is signed in; the
+        # owner logs in with the password they already have (the page says no more than that).
+        return RedirectResponse("/login?registered=1", status_code=303)
+    # A new account is signed in at once, with the session cookie a login sets.
+    response = RedirectResponse("/", status_code=303)
+    set_session_cookie(response, settings=settings, token=auth.token_for_launch(settings, created))
+    return response
 
 
 @router.post("/logout")

@@ -19,7 +19,7 @@ from tutorgraph.http.unit_of_work import UnitOfWorkRoute
 from tutorgraph.ids import DbId
 from tutorgraph.knowledge import get_domain, visible_knowledge
 from tutorgraph.learner_model.evaluator import Evaluator
-from tutorgraph.learning import planner
+from tutorgraph.learning import next_step, planner
 from tutorgraph.limits import check_answer, require_answer
 from tutorgraph.settings import Settings
 from tutorgraph.store import courses
@@ -28,20 +28,20 @@ from tutorgraph.web.templating import remember_user, render
 
 router = APIRouter(route_class=UnitOfWorkRoute, include_in_schema=False)
 
-# The evaluator's decisions and error types in the learner's words.
-DECISION_WORDS = {
-    "MASTERED": "Mastered: skip ahead",
-    "PROCEED": "Good, move on",
-    "ALTERNATE": "Nearly: see it another way",
-    "REMEDIATE": "Go back over the idea",
-    "RETRY": "Try it again",
-}
 ERROR_WORDS = {
     "CONCEPTUAL": "the idea itself was off",
     "PROCEDURAL": "right idea, wrong steps",
     "INCOMPLETE": "key points are missing",
     "CARELESS": "a slip in a good answer",
 }
+# Question types in the learner's words (the knowledge base's names are internal).
+TYPE_WORDS = {
+    "conceptual": "a question about an idea",
+    "scenario": "a situation to reason about",
+    "debugging": "a bug to find and fix",
+    "design": "a design to sketch",
+}
+STATUS_WORDS = {"active": "in progress", "completed": "finished"}
 
 
 @router.get("/quiz", response_class=HTMLResponse)
@@ -51,11 +51,22 @@ def practice_home(request: Request, session: SessionDep, user: CurrentUser) -> R
         practice.view_round(session=session, user_id=user.id, round_id=q.id)
         for q in practice.my_rounds(session=session, user_id=user.id)
     ]
-    domains = {
-        name: [(t, kb.topic(t).title) for t in kb.order]
-        for name, kb in visible_knowledge(session=session, user=user).domains.items()
+    knowledge = visible_knowledge(session=session, user=user).domains
+    domains = {name: [(t, kb.topic(t).title) for t in kb.order] for name, kb in knowledge.items()}
+    titles = {
+        (name, topic): kb.topic(topic).title for name, kb in knowledge.items() for topic in kb.order
     }
-    return render(request, "quiz.html", {"domains": domains, "rounds": rounds})
+    return render(
+        request,
+        "quiz.html",
+        {
+            "domains": domains,
+            "domain_titles": {name: kb.domain.title for name, kb in knowledge.items()},
+            "topic_titles": titles,
+            "rounds": rounds,
+            "status_words": STATUS_WORDS,
+        },
+    )
 
 
 @router.post("/quiz")
@@ -148,8 +159,9 @@ def _round_page(
             "explained": explained,
             "lessons": lessons,
             "next": upcoming,
-            "decision_words": DECISION_WORDS,
+            "verdict": next_step.how_it_went(last.result.get("score") or 0.0) if last else "",
             "error_words": ERROR_WORDS,
+            "type_words": TYPE_WORDS,
         },
         status_code=error.status_code if error else 200,
     )
