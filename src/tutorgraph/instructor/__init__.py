@@ -21,7 +21,7 @@ from tutorgraph.instructor.dashboard import (
     MisconceptionCohort,
     dashboard,
 )
-from tutorgraph.instructor.enrollment import assign_instructor
+from tutorgraph.instructor.enrollment import assign_instructor, join_as_learner
 from tutorgraph.instructor.export import export_csv
 from tutorgraph.instructor.scope import Scope, courses_seen, scope_of, scopes
 from tutorgraph.store.cohort import enroll, taught_courses
@@ -44,6 +44,7 @@ __all__ = [
     "enroll",
     "export_csv",
     "handle_alert",
+    "join_as_learner",
     "scope_of",
     "scopes",
     "taught_courses",

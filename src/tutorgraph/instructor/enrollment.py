@@ -28,3 +28,11 @@ def assign_instructor(
         )
     enroll(session, course=course, user_id=user.id, role="instructor")
     return user
+
+
+def join_as_learner(session: Session, *, course: LearningPath, user: User | None) -> None:
+    """Studying a course (opening a lesson, accepting a share link) puts the learner in its
+    cohort, which its instructors and owner see; the course's own author is never one of its
+    learners."""
+    if user is not None and course.created_by != user.id:
+        enroll(session, course=course, user_id=user.id)

@@ -140,8 +140,7 @@ def join_page(token: str, request: Request, session: SessionDep, user: CurrentUs
 @router.post("/join/{token}")
 def join(token: str, session: SessionDep, user: CurrentUser) -> Response:
     course = courses.join_by_token(session=session, token=token, user=user)
-    if course.created_by != user.id:
-        instructor.enroll(session, course=course, user_id=user.id)
+    instructor.join_as_learner(session, course=course, user=user)
     return RedirectResponse(f"/learn/{course.slug}", status_code=303)
 
 
@@ -152,9 +151,7 @@ def lesson_page(
     remember_user(request, user)
     course = courses.get_course(session=session, slug=slug, user=user)
     lesson = courses.get_lesson_by_slug(session=session, course=course, slug=lesson_slug)
-    if user is not None and course.created_by != user.id:
-        # Studying a lesson enrols the learner in the course's cohort (its author is not one).
-        instructor.enroll(session, course=course, user_id=user.id)
+    instructor.join_as_learner(session, course=course, user=user)
     ordered = courses.course_lessons(course)
     position = [item.id for item in ordered].index(lesson.id)
     done = courses.completed_lesson_ids(session=session, user=user)

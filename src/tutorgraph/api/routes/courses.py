@@ -207,6 +207,5 @@ shares_router = APIRouter(route_class=UnitOfWorkRoute, prefix="/shares", tags=["
 def accept_share(token: str, session: SessionDep, user: CurrentUser) -> CourseOut:
     """Accept a share link: the course appears under Shared with Me."""
     course = courses.join_by_token(session=session, token=token, user=user)
-    if course.created_by != user.id:
-        instructor.enroll(session, course=course, user_id=user.id)
+    instructor.join_as_learner(session, course=course, user=user)
     return _out(session, course, user, courses.completed_lesson_ids(session=session, user=user))

@@ -50,8 +50,7 @@ class ProgressOut(BaseModel):
 def get_lesson(lesson_id: DbId, session: SessionDep, user: OptionalUser) -> LessonOut:
     lesson = courses.get_lesson(session=session, lesson_id=lesson_id, user=user)
     course = lesson.module.learning_path
-    if user is not None:  # studying a lesson enrols the learner in the course's cohort
-        instructor.enroll(session, course=course, user_id=user.id)
+    instructor.join_as_learner(session, course=course, user=user)
     ordered = courses.course_lessons(course)
     position = [item.id for item in ordered].index(lesson.id)
     done = courses.completed_lesson_ids(session=session, user=user)

@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 from tutorgraph import instructor
 from tutorgraph.api.openapi_problems import problem_responses
 from tutorgraph.content import quiz_export
-from tutorgraph.http.deps import DatabaseDep, InstructorUser, SessionDep
+from tutorgraph.http.deps import CurrentUser, DatabaseDep, InstructorUser, SessionDep
 from tutorgraph.http.unit_of_work import UnitOfWorkRoute
 from tutorgraph.learner_model.refit_schedule import refit
 
@@ -23,8 +23,8 @@ class TaughtCourse(BaseModel):
 
 
 @router.get("/courses", responses=problem_responses(403))
-def taught(session: SessionDep, user: InstructorUser) -> list[TaughtCourse]:
-    """The courses you teach (admins: every course)."""
+def taught(session: SessionDep, user: CurrentUser) -> list[TaughtCourse]:
+    """The courses you teach or own (admins: every course)."""
     return [
         TaughtCourse(slug=s.course.slug, title=s.course.title, learners=len(s.learner_ids))
         for s in instructor.scopes(session, user=user)
@@ -32,7 +32,7 @@ def taught(session: SessionDep, user: InstructorUser) -> list[TaughtCourse]:
 
 
 @router.get("/courses/{slug}", responses=problem_responses(403, 404))
-def course_dashboard(slug: str, session: SessionDep, user: InstructorUser) -> instructor.Dashboard:
+def course_dashboard(slug: str, session: SessionDep, user: CurrentUser) -> instructor.Dashboard:
     """The cohort of a course you teach."""
     return instructor.dashboard(session, scope=instructor.scope_of(session, user=user, slug=slug))
 
@@ -42,7 +42,7 @@ def course_dashboard(slug: str, session: SessionDep, user: InstructorUser) -> in
     response_class=Response,
     responses={200: {"content": {"text/csv": {}}}, **problem_responses(403, 404)},
 )
-def export(slug: str, session: SessionDep, user: InstructorUser) -> Response:
+def export(slug: str, session: SessionDep, user: CurrentUser) -> Response:
     """Mastery per learner and concept of a course you teach, as CSV."""
     scope = instructor.scope_of(session, user=user, slug=slug)
     return Response(
@@ -73,7 +73,7 @@ def refit_now(request: Request, user: InstructorUser, database: DatabaseDep) -> 
     response_class=Response,
     responses={200: {"content": {"application/zip": {}}}, **problem_responses(403, 404)},
 )
-def export_qti(slug: str, session: SessionDep, user: InstructorUser) -> Response:
+def export_qti(slug: str, session: SessionDep, user: CurrentUser) -> Response:
     """The course's quiz bank (lesson cards and knowledge-base questions, answers included)
     as a QTI 3.0 content package: for the instructors of the course only."""
     scope = instructor.scope_of(session, user=user, slug=slug)
@@ -89,7 +89,7 @@ def export_qti(slug: str, session: SessionDep, user: InstructorUser) -> Response
     response_class=Response,
     responses={200: {"content": {"application/xml": {}}}, **problem_responses(403, 404)},
 )
-def export_moodle(slug: str, session: SessionDep, user: InstructorUser) -> Response:
+def export_moodle(slug: str, session: SessionDep, user: CurrentUser) -> Response:
     """The course's quiz bank as a Moodle XML question-bank import file."""
     scope = instructor.scope_of(session, user=user, slug=slug)
     return Response(
