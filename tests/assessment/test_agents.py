@@ -22,9 +22,10 @@ from tutorgraph.assessment.schemas import (
     QuestionOutput,
     QuestionRequest,
 )
+from tutorgraph.assessment.state import KnowledgeGraphState
 from tutorgraph.engines import offline_engine
 from tutorgraph.grading.types import RubricScores, Verdict
-from tutorgraph.knowledge import BloomLevel, get_domain
+from tutorgraph.knowledge import BloomLevel, KnowledgeBase, get_domain
 from tutorgraph.learner_model.evaluator import Evaluator
 from tutorgraph.llm import ScriptedEngine, aclose_model, build_model
 from tutorgraph.settings import LLMSettings
@@ -166,9 +167,24 @@ def _evaluation_request(verdict: Verdict) -> agents.EvaluationRequest:
     )
 
 
+def _all_wrong(kb: KnowledgeBase) -> KnowledgeGraphState:
+    """Every junior topic assessed at 0."""
+    graph = empty_graph()
+    for topic in kb.agenda("junior"):
+        graph["nodes"][topic] = {
+            "topic_id": topic,
+            "confidence": 0.0,
+            "bloom_level": "remember",
+            "evidence": [],
+            "prerequisites": [],
+        }
+    return graph
+
+
 async def test_missing_model_recommendations_are_filled_offline() -> None:
     kb = get_domain("machine-learning")
-    gaps = analyze_gaps(kb, "junior", empty_graph())
+    graph = _all_wrong(kb)
+    gaps = analyze_gaps(kb, "junior", graph)
     model = ScriptedEngine()
     model.enqueue_structured(
         GapEnrichmentOutput(
@@ -178,7 +194,7 @@ async def test_missing_model_recommendations_are_filled_offline() -> None:
             ],
         )
     )
-    enriched = await agents.enrich_gaps(model, kb, "junior", gaps, empty_graph())
+    enriched = await agents.enrich_gaps(model, kb, "junior", gaps, graph)
     assert enriched["summary"] == "Start with the fundamentals."
     by_topic = {g["topic_id"]: g["recommendation"] for g in enriched["gaps"]}
     assert by_topic["linear-models"] == "Fit OLS by hand."
@@ -188,7 +204,7 @@ async def test_missing_model_recommendations_are_filled_offline() -> None:
 
 async def test_a_model_plan_out_of_prerequisite_order_is_replaced_by_the_offline_plan() -> None:
     kb = get_domain("machine-learning")
-    gaps = analyze_gaps(kb, "junior", empty_graph())
+    gaps = analyze_gaps(kb, "junior", _all_wrong(kb))
     request = PlanRequest(
         domain=kb.name,
         target_level="junior",

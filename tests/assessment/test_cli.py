@@ -32,7 +32,8 @@ def test_answers_file_runs_to_a_json_report_on_stdout(tmp_path: Path) -> None:
     assert report["domain"] == "machine-learning" and report["questions_asked"] == 5
     assert len(report["gaps"]) == 5 and 3 <= len(report["plan"]["phases"]) <= 5
     assert "Supervised learning fundamentals" in result.stderr  # question panels on stderr
-    assert "question 5 of at most 20" in result.stderr
+    assert "Question 5 · topic 5 of 5" in result.stderr
+    assert "at most 20" not in result.stderr
 
 
 def test_running_out_of_answers_stops_and_resume_finishes(tmp_path: Path) -> None:
@@ -43,14 +44,26 @@ def test_running_out_of_answers_stops_and_resume_finishes(tmp_path: Path) -> Non
     assert result.exit_code == 1, result.output
     match = re.search(r"--resume\s+([0-9a-f-]{36})", result.output)
     assert match is not None, result.output
-    assert "question 3 of at most 20" in result.output
+    assert "Question 3 · topic 3 of 5" in result.output
 
     rest = tmp_path / "rest.json"
     rest.write_text(json.dumps(["no", "no", "no"]), encoding="utf-8")
     result = runner.invoke(app, ["assess", "--resume", match.group(1), "--answers", str(rest)])
     assert result.exit_code == 0, result.output
     assert "Readiness" in result.output and "Learning plan" in result.output
-    assert "5 questions of at most 20" in result.output
+    assert "5 questions answered; 5 topics assessed" in result.output
+
+
+def test_finish_in_the_answers_ends_with_a_report_on_what_was_answered(tmp_path: Path) -> None:
+    _upgrade()
+    answers = tmp_path / "answers.json"
+    answers.write_text(json.dumps(["I don't know", "/finish"]), encoding="utf-8")
+    result = runner.invoke(app, [*ARGS, "--answers", str(answers), "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["questions_asked"] == 1 and report["finished_early"] is True
+    assert report["not_assessed"] and [g["topic_id"] for g in report["gaps"]] == ["ml-fundamentals"]
+    assert "Type /finish to finish now" in result.stderr
 
 
 def test_a_database_without_the_table_is_reported(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ import pytest
 from tutorgraph.assessment.gaps import (
     analyze_gaps,
     enrich,
+    not_assessed,
     offline_recommendation,
     overall_readiness,
     percent,
@@ -58,29 +59,29 @@ def _graph(**confidences: float) -> KnowledgeGraphState:
     return graph
 
 
-def test_gaps_are_below_target_in_prerequisite_order_with_unassessed_topics() -> None:
+def test_gaps_are_assessed_topics_below_target_in_prerequisite_order() -> None:
+    """Topics never reached are not gaps and not 0%: they are listed as not assessed."""
     kb = get_domain("machine-learning")
     target = kb.target_graph("junior")
     graph = _graph(**{"trees-ensembles": 0.1, "ml-fundamentals": 0.2, "linear-models": 0.9})
     gaps = analyze_gaps(kb, "junior", graph)
-    assert [g["topic_id"] for g in gaps] == [
-        "ml-fundamentals",
-        "model-evaluation",
-        "regularization-generalization",
-        "trees-ensembles",
-    ]
+    assert [g["topic_id"] for g in gaps] == ["ml-fundamentals", "trees-ensembles"]
+    assert all(g["assessed"] for g in gaps)
     by_id = {g["topic_id"]: g for g in gaps}
-    assert by_id["model-evaluation"]["assessed"] is False
-    assert by_id["model-evaluation"]["current_confidence"] == 0.0
     assert by_id["ml-fundamentals"]["gap"] == pytest.approx(target["ml-fundamentals"] - 0.2)
     assert by_id["trees-ensembles"]["prerequisites"] == ["model-evaluation"]
+    assert not_assessed(kb, "junior", graph) == [
+        "model-evaluation",
+        "regularization-generalization",
+    ]
 
 
-def test_readiness_is_the_target_weighted_capped_ratio() -> None:
+def test_readiness_is_the_target_weighted_capped_ratio_over_assessed_topics() -> None:
     target = {"a": 0.8, "b": 0.6, "c": 0.6}
-    graph = _graph(a=0.4, b=0.9)  # b capped at its target, c unassessed
-    assert overall_readiness(target, graph) == round(100 * (0.4 + 0.6 + 0.0) / 2.0)
+    graph = _graph(a=0.4, b=0.9)  # b capped at its target, c unassessed: left out
+    assert overall_readiness(target, graph) == round(100 * (0.4 + 0.6) / (0.8 + 0.6))
     assert overall_readiness(target, _graph(a=1.0, b=1.0, c=1.0)) == 100
+    assert overall_readiness(target, _graph(a=0.0, b=0.0, c=0.0)) == 0
     assert overall_readiness(target, empty_graph()) == 0
 
 
@@ -95,12 +96,20 @@ def test_priority_tiers(gap: float, expected: str) -> None:
 
 def test_enrichment_sorts_by_priority_then_gap_size() -> None:
     kb = get_domain("machine-learning")
-    graph = _graph(**{"ml-fundamentals": 0.6, "linear-models": 0.05, "model-evaluation": 0.3})
+    graph = _graph(
+        **{
+            "ml-fundamentals": 0.6,
+            "linear-models": 0.05,
+            "model-evaluation": 0.3,
+            "regularization-generalization": 0.0,
+            "trees-ensembles": 0.0,
+        }
+    )
     gaps = analyze_gaps(kb, "junior", graph)
     enriched = enrich(gaps, recommendations={"linear-models": "Do X."}, readiness=20, summary="s")
     order = [(g["topic_id"], g["priority"], g["gap"]) for g in enriched["gaps"]]
     assert order == [
-        ("regularization-generalization", "critical", 0.65),  # unassessed; ties keep KB order
+        ("regularization-generalization", "critical", 0.65),  # ties keep KB order
         ("trees-ensembles", "critical", 0.65),
         ("linear-models", "high", 0.6),  # 0.6 is not > 0.6
         ("model-evaluation", "medium", 0.35),

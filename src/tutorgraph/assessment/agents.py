@@ -104,9 +104,10 @@ async def evaluate_response(
 
 async def evaluate_answer(
     model: Model, evaluator: Evaluator, topic: Topic, question: QuestionOutput, answer: str
-) -> tuple[EvaluationOutput, list[str]]:
-    """`evaluate_response`, and the ids of the known misconceptions the answer showed (for the
-    learner's misconception ledger)."""
+) -> tuple[EvaluationOutput, Verdict]:
+    """`evaluate_response`, and the grading engine's verdict on the answer (its misconception
+    ids feed the learner's misconception ledger; its key points and checks the report's
+    feedback on the answer)."""
     verdict, _warnings = await evaluator.verdict(  # the evaluator logs its own warnings
         enrich_request(grading_request(topic, question, answer))
     )
@@ -139,7 +140,7 @@ async def evaluate_answer(
         EvaluationOutput, messages, agent=EVALUATION_AGENT, inputs=request
     )
     trimmed = output.model_copy(update={"evidence": output.evidence[:MAX_EVIDENCE]})
-    return trimmed, list(verdict.misconceptions)
+    return trimmed, verdict
 
 
 def demonstrated_understanding(verdict: Verdict) -> float:

@@ -1,9 +1,12 @@
 """Gap analysis and enrichment, in pure Python.
 
-- A gap is a target-graph topic whose current confidence is below its target confidence; topics
-  never assessed count with confidence 0. Gaps come out in prerequisite (topological) order.
-- Overall readiness (0-100) is the target-weighted average of current/target confidence, each
-  ratio capped at 1: 100 * sum(min(current, target)) / sum(target).
+- A gap is an assessed target-graph topic whose current confidence is below its target
+  confidence. Gaps come out in prerequisite (topological) order. A topic the assessment never
+  reached (it was finished early, or stopped at its topic limit) has no evidence: it is listed
+  as not assessed (`not_assessed`), never as a gap and never as 0% (decision record 0050; it
+  counted with confidence 0 before).
+- Overall readiness (0-100) is the target-weighted average of current/target confidence over
+  the assessed topics, each ratio capped at 1: 100 * sum(min(current, target)) / sum(target).
 - Priority by gap size (target - current): critical > 0.6, high > 0.4, medium > 0.2, else low.
 - Enriched gaps are sorted by priority (critical first), then by gap size, largest first."""
 
@@ -37,7 +40,9 @@ def analyze_gaps(
     gaps: list[GapNode] = []
     for topic_id in kb.sort(target):
         node = graph["nodes"].get(topic_id)
-        current = node["confidence"] if node else 0.0
+        if node is None:  # no evidence: not assessed, not a gap
+            continue
+        current = node["confidence"]
         if current >= target[topic_id]:
             continue
         gaps.append(
@@ -47,22 +52,32 @@ def analyze_gaps(
                 "current_confidence": round(current, 4),
                 "target_confidence": target[topic_id],
                 "gap": round(target[topic_id] - current, 4),
-                "bloom_level": node["bloom_level"] if node else None,
+                "bloom_level": node["bloom_level"],
                 "prerequisites": [p for p in kb.topic(topic_id).prerequisites if p in target],
-                "assessed": node is not None,
+                "assessed": True,
             }
         )
     return gaps
 
 
+def not_assessed(
+    kb: KnowledgeBase, target_level: TargetLevel, graph: KnowledgeGraphState
+) -> list[str]:
+    """The level's topics the assessment has no evidence on, in prerequisite order."""
+    return [t for t in kb.sort(kb.target_graph(target_level)) if t not in graph["nodes"]]
+
+
 def overall_readiness(target: Mapping[str, float], graph: KnowledgeGraphState) -> int:
-    total = sum(target.values())
+    """Over the assessed topics only (module docstring); 0 when none was assessed."""
+    assessed = {t: wanted for t, wanted in target.items() if t in graph["nodes"]}
+    total = sum(assessed.values())
+    if not assessed:
+        return 0
     if total <= 0:
         return 100
-    reached = 0.0
-    for topic_id, wanted in target.items():
-        node = graph["nodes"].get(topic_id)
-        reached += min(node["confidence"] if node else 0.0, wanted)
+    reached = sum(
+        min(graph["nodes"][topic_id]["confidence"], wanted) for topic_id, wanted in assessed.items()
+    )
     return round(100 * reached / total)
 
 
@@ -102,10 +117,9 @@ def offline_recommendation(topic: Topic, gap: GapNode) -> str:
     """A recommendation built from the topic's key points and its knowledge-base resources."""
     points = "; ".join(_short(point) for point in topic.key_points[:2])
     if gap["assessed"]:
-        opening = (
-            f"Raise {topic.title} from {percent(gap['current_confidence'])} to "
-            f"{percent(gap['target_confidence'])} confidence."
-        )
+        # No percentage here: the report's number for a topic is the learner's mastery (one
+        # number everywhere, issue 35); the assessment's own confidence is not shown beside it.
+        opening = f"Your answers on {topic.title} showed less than the level needs."
     else:
         opening = f"{topic.title} was not reached in this assessment; study it to the target level."
     parts = [opening, f"Start from the essentials: {points}."]
@@ -187,9 +201,7 @@ def offline_summary(gaps: list[GapNode], readiness: int, *, target_level: Target
     return (
         f"Readiness {readiness}/100 for the {target_level} level, with "
         f"{counted(len(gaps), 'gap')}. "
-        f"The largest is {biggest['title']} ({percent(biggest['current_confidence'])} against a "
-        f"{percent(biggest['target_confidence'])} target); work through the gaps in the plan's "
-        "order."
+        f"The largest is {biggest['title']}; work through the gaps in the plan's order."
     )
 
 

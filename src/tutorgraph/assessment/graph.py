@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
 from tutorgraph.assessment import nodes
 from tutorgraph.assessment.context import AssessmentContext
-from tutorgraph.assessment.router import route_after_update
+from tutorgraph.assessment.router import route_after_answer, route_after_update
 from tutorgraph.assessment.state import AssessmentInput, AssessmentState
 
 AssessmentGraph = CompiledStateGraph[
@@ -38,7 +40,12 @@ def build_graph() -> StateGraph[
     graph.add_edge(START, "build_agenda")
     graph.add_edge("build_agenda", "generate_question")
     graph.add_edge("generate_question", "await_response")
-    graph.add_edge("await_response", "evaluate_response")
+    # A waiting question is answered, or the learner finishes now (router.route_after_answer).
+    after_answer: dict[Hashable, str] = {
+        "evaluate": "evaluate_response",
+        "conclude": "analyze_gaps",
+    }
+    graph.add_conditional_edges("await_response", route_after_answer, after_answer)
     graph.add_edge("evaluate_response", "update_graph")
     graph.add_conditional_edges(
         "update_graph",
@@ -53,7 +60,7 @@ def build_graph() -> StateGraph[
     graph.add_edge("handle_deeper", "generate_question")
     graph.add_edge("handle_pivot", "generate_question")
     graph.add_edge("probe_question", "await_probe_response")
-    graph.add_edge("await_probe_response", "evaluate_response")
+    graph.add_conditional_edges("await_probe_response", route_after_answer, after_answer)
     graph.add_edge("analyze_gaps", "enrich_gaps")
     graph.add_edge("enrich_gaps", "generate_plan")
     graph.add_edge("generate_plan", END)

@@ -10,6 +10,7 @@ from langgraph.types import interrupt
 
 from tutorgraph.assessment import agents, gaps
 from tutorgraph.assessment.context import AssessmentContext
+from tutorgraph.assessment.feedback import misconception_quotes
 from tutorgraph.assessment.knowledge_map import empty_graph, merge_evaluation
 from tutorgraph.assessment.router import max_total_questions, remaining_topics
 from tutorgraph.assessment.schemas import PlanOutput, PlanRequest, QuestionOutput, QuestionRequest
@@ -123,16 +124,19 @@ async def generate_question(state: AssessmentState, runtime: Ctx) -> AssessmentU
 
 
 def await_response(state: AssessmentState) -> AssessmentUpdate:
-    """Stop until the learner answers; the answer is what the caller resumes with."""
-    return {"pending_answer": _answer_text(interrupt(interrupt_payload(state)))}
+    """Stop until the learner answers; the answer is what the caller resumes with (or
+    `{"finish": true}`, with or without an answer, to end the assessment now)."""
+    return _resumed(interrupt(interrupt_payload(state)))
 
 
-def _answer_text(value: object) -> str:
+def _resumed(value: object) -> AssessmentUpdate:
+    finish = False
     if isinstance(value, dict):
+        finish = value.get("finish") is True
         value = value.get("answer", "")
     if not isinstance(value, str):
         raise InputError("an assessment is resumed with the answer text")
-    return value
+    return {"pending_answer": value, "finish_requested": finish}
 
 
 async def evaluate_response(state: AssessmentState, runtime: Ctx) -> AssessmentUpdate:
@@ -140,7 +144,7 @@ async def evaluate_response(state: AssessmentState, runtime: Ctx) -> AssessmentU
     if question is None:
         raise RuntimeError("evaluate_response reached without a question")
     topic = get_domain(state["domain"]).topic(question["topic"])
-    output, misconceptions = await agents.evaluate_answer(
+    output, verdict = await agents.evaluate_answer(
         runtime.context.model,
         runtime.context.evaluator,
         topic,
@@ -167,7 +171,14 @@ async def evaluate_response(state: AssessmentState, runtime: Ctx) -> AssessmentU
         "answer": state["pending_answer"],
         "confidence": evaluation["confidence"],
         "demonstrated_bloom": evaluation["bloom_level"],
-        "misconceptions": misconceptions,
+        "misconceptions": list(verdict.misconceptions),
+        "score": round(verdict.score, 4),
+        "covered": list(verdict.covered_key_points),
+        "missed": list(verdict.missing_key_points),
+        "misconception_quotes": misconception_quotes(
+            state["pending_answer"], topic.misconceptions, verdict.misconceptions
+        ),
+        "checks": verdict.checks.model_dump(mode="json") if verdict.checks else None,
     }
     log.info(
         "assessment answer to %s: confidence %.2f, demonstrated %s",
@@ -207,7 +218,7 @@ async def probe_question(state: AssessmentState, runtime: Ctx) -> AssessmentUpda
 
 
 def await_probe_response(state: AssessmentState) -> AssessmentUpdate:
-    return {"pending_answer": _answer_text(interrupt(interrupt_payload(state)))}
+    return _resumed(interrupt(interrupt_payload(state)))
 
 
 def handle_pivot(state: AssessmentState) -> AssessmentUpdate:
@@ -226,6 +237,13 @@ def handle_pivot(state: AssessmentState) -> AssessmentUpdate:
 
 
 def analyze_gaps(state: AssessmentState) -> AssessmentUpdate:
+    """Gaps of the topics with evidence. Finishing now leaves the question on screen without
+    an answer: it is dropped from the questions asked (the report covers what was answered)."""
+    answered = {response["question_id"] for response in state["responses"]}
+    questions = [q for q in state["questions"] if q["id"] in answered]
+    topic_questions: dict[str, int] = {}
+    for question in questions:
+        topic_questions[question["topic"]] = topic_questions.get(question["topic"], 0) + 1
     evaluated = list(state["evaluated_topics"])
     if state["current_topic"] in state["knowledge_graph"]["nodes"] and (
         state["current_topic"] not in evaluated
@@ -233,6 +251,8 @@ def analyze_gaps(state: AssessmentState) -> AssessmentUpdate:
         evaluated.append(state["current_topic"])
     kb = get_domain(state["domain"])
     return {
+        "questions": questions,
+        "topic_questions": topic_questions,
         "evaluated_topics": evaluated,
         "current_question": None,
         "gap_analysis": gaps.analyze_gaps(kb, state["target_level"], state["knowledge_graph"]),

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import builtins
 import logging
+from dataclasses import asdict
 from datetime import UTC, datetime
-from typing import cast
+from typing import Any, cast
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -17,13 +18,16 @@ from pydantic import BaseModel
 from sqlalchemy.orm import Session
 
 from tutorgraph import observability
+from tutorgraph.assessment import gaps
 from tutorgraph.assessment.context import AssessmentContext
 from tutorgraph.assessment.graph import compile_graph
+from tutorgraph.assessment.router import questions_left
 from tutorgraph.assessment.state import (
     AssessmentInput,
     AssessmentInterrupt,
     AssessmentState,
     EnrichedGap,
+    FinishRequest,
     KnowledgeGraphState,
     LearningPlan,
     Status,
@@ -59,8 +63,20 @@ class AssessmentSummary(BaseModel):
     overall_readiness: int | None = None
 
 
+class MisconceptionShown(BaseModel):
+    """A known misconception an answer showed: what it is, and the learner's sentence saying it
+    (empty when no single sentence states it)."""
+
+    id: str
+    description: str
+    quote: str = ""
+
+
 class ReviewItem(BaseModel):
-    """One question of the assessment with the learner's answer and what it showed."""
+    """One question of the assessment with the learner's answer and the feedback on it: the
+    grading score, the key points made and missed, the misconceptions shown and, for code or
+    numbers, the checks' results (a `ChecksSummary` as JSON). Reports stored before issue 35
+    have no feedback (score None, empty lists)."""
 
     number: int
     topic_id: str
@@ -72,6 +88,11 @@ class ReviewItem(BaseModel):
     confidence: float | None
     demonstrated_bloom: str | None
     misconceptions: list[str] = []
+    score: float | None = None
+    covered: list[str] = []
+    missed: list[str] = []
+    shown: list[MisconceptionShown] = []
+    checks: dict[str, Any] | None = None
 
 
 class AssessmentReport(BaseModel):
@@ -91,6 +112,22 @@ class AssessmentReport(BaseModel):
     max_questions: int
     ended_because: str = ""
     review: list[ReviewItem] = []
+    # The level's topics the assessment has no evidence on (finished early, or the topic limit):
+    # listed as not assessed, never as gaps or 0% (decision record 0050).
+    not_assessed: list[str] = []
+    finished_early: bool = False
+
+
+class QuestionsLeftView(BaseModel):
+    """What the question page says is left after the question on screen (`router.questions_left`):
+    about `estimate` more questions, between `least` and `most`; topic `topic_number` of
+    `topics`."""
+
+    least: int
+    estimate: int
+    most: int
+    topic_number: int
+    topics: int
 
 
 class AssessmentView(AssessmentSummary):
@@ -99,6 +136,8 @@ class AssessmentView(AssessmentSummary):
     interrupt: AssessmentInterrupt | None = None
     topic_title: str | None = None
     report: AssessmentReport | None = None
+    left: QuestionsLeftView | None = None
+    answered: int = 0
 
 
 def build_report(values: AssessmentState) -> AssessmentReport:
@@ -122,6 +161,8 @@ def build_report(values: AssessmentState) -> AssessmentReport:
         max_questions=values["max_questions"],
         ended_because=ended_because(values),
         review=review(values),
+        not_assessed=gaps.not_assessed(kb, values["target_level"], values["knowledge_graph"]),
+        finished_early=values.get("finish_requested", False),
     )
 
 
@@ -130,6 +171,15 @@ def ended_because(values: AssessmentState) -> str:
     asked, limit = len(values["questions"]), values["max_questions"]
     agenda, evaluated = values["agenda"], values["evaluated_topics"]
     missing = [t for t in agenda if t not in evaluated]
+    if values.get("finish_requested", False):
+        ended = f"You finished it after {counted(asked, 'answer')}"
+        if not missing:
+            return f"{ended}, with every topic of the agenda assessed."
+        return (
+            f"{ended}: this report covers the {counted(len(evaluated), 'topic')} you answered "
+            f"on. The other {counted(len(missing), 'topic')} (marked not assessed) were not "
+            "reached, so they are neither gaps nor strengths here; another assessment covers them."
+        )
     if asked >= limit:
         return f"It stopped at its limit of {counted(limit, 'question')}."
     if missing:
@@ -139,7 +189,7 @@ def ended_because(values: AssessmentState) -> str:
             "can be covered by another assessment."
         )
     return (
-        f"It ended after {counted(asked, 'question')} of at most {limit} because every topic "
+        f"It ended after {counted(asked, 'question')} because every topic "
         f"of the {values['target_level']} agenda was assessed: a topic is left as soon as "
         "the answers settle it (a strong answer at the top level asked, consistent answers, "
         "or a weak answer), so a clear picture needs fewer questions."
@@ -153,6 +203,13 @@ def review(values: AssessmentState) -> list[ReviewItem]:
     items = []
     for number, question in enumerate(values["questions"], start=1):
         response = responses.get(question["id"])
+        topic = kb.topic(question["topic"])
+        described = {m.id: m.description for m in topic.misconceptions}
+        quotes = response.get("misconception_quotes", {}) if response else {}
+        shown = [
+            MisconceptionShown(id=m, description=described.get(m, m), quote=quotes.get(m, ""))
+            for m in (response.get("misconceptions", []) if response else [])
+        ]
         items.append(
             ReviewItem(
                 number=number,
@@ -165,6 +222,11 @@ def review(values: AssessmentState) -> list[ReviewItem]:
                 confidence=response["confidence"] if response else None,
                 demonstrated_bloom=response["demonstrated_bloom"] if response else None,
                 misconceptions=list(response.get("misconceptions", [])) if response else [],
+                score=response.get("score") if response else None,
+                covered=list(response.get("covered", [])) if response else [],
+                missed=list(response.get("missed", [])) if response else [],
+                shown=shown,
+                checks=response.get("checks") if response else None,
             )
         )
     return items
@@ -244,7 +306,78 @@ class AssessmentService:
                 await self.graph.ainvoke(
                     None, config, context=self.context, durability=ASSESSMENT_DURABILITY
                 )
+            else:  # finished (in another tab) while this answer was on its way
+                await self._sync(row)
+                raise ConflictError(
+                    f"assessment {row.id} is complete; this answer came after it ended and was "
+                    "not counted"
+                )
             return await self._sync(row)
+
+    async def finish(
+        self,
+        *,
+        assessment_id: str,
+        user_id: int | None,
+        answer: str = "",
+        any_owner: bool = False,
+    ) -> AssessmentView:
+        """End the assessment now, with a report on what was answered (decision record 0050).
+
+        A non-blank `answer` answers the question on screen first. Idempotent: finishing a
+        finished assessment returns it as it is. Needs at least one answer (with `answer`
+        counted): a report on nothing would say nothing. The graph is resumed with
+        `{"finish": true}` under the thread's lock, so a second tab finishing or answering at
+        the same moment waits, then sees the assessment as the first left it: no answer is lost
+        and one report is made."""
+        row = await run_blocking(self._load, assessment_id, user_id, any_owner)
+        if row.status == "complete":
+            return _view(row)
+        answer = answer if _is_an_answer(answer) else ""
+        async with self.threads.hold(row.thread_id):
+            config = _config(row)
+            snapshot = await self.graph.aget_state(config)
+            values = cast(AssessmentState, snapshot.values)
+            waiting = pending_interrupt(snapshot)
+            if waiting is not None:
+                if not values.get("responses") and not answer.strip():
+                    raise ConflictError(
+                        "answer at least one question before finishing: the report is made "
+                        "from your answers"
+                    )
+                log.info("assessment %s: finishing now at %s", row.id, waiting["question"]["id"])
+                resume: FinishRequest = {"finish": True, "answer": answer}
+                await self.graph.ainvoke(
+                    Command(resume=resume),
+                    config,
+                    context=self.context,
+                    durability=ASSESSMENT_DURABILITY,
+                )
+            elif snapshot.next:
+                # A step failed last time (a model error): carry on; if it was a question being
+                # graded, the graph concludes once it is graded (the finish is in the state).
+                log.info("assessment %s: continuing at %s", row.id, ", ".join(snapshot.next))
+                await self.graph.ainvoke(
+                    None, config, context=self.context, durability=ASSESSMENT_DURABILITY
+                )
+            view = await self._sync(row)
+            if view.report is None and view.interrupt is not None:
+                # The step that failed was an answer's (sent before this finish): it is graded
+                # now and the next question waits; finish there (the text sent with this
+                # finish was written for the earlier question, so it is not used).
+                return await self._finish_waiting(row, "")
+            return view
+
+    async def _finish_waiting(self, row: Assessment, answer: str) -> AssessmentView:
+        """Resume the waiting question with a finish (the caller holds the thread's lock)."""
+        resume: FinishRequest = {"finish": True, "answer": answer}
+        await self.graph.ainvoke(
+            Command(resume=resume),
+            _config(row),
+            context=self.context,
+            durability=ASSESSMENT_DURABILITY,
+        )
+        return await self._sync(row)
 
     async def get(
         self, *, assessment_id: str, user_id: int | None, any_owner: bool = False
@@ -253,7 +386,7 @@ class AssessmentService:
         if row.status == "complete":
             return _view(row)
         snapshot = await self.graph.aget_state(_config(row))
-        return _view(row, pending_interrupt(snapshot))
+        return _view(row, pending_interrupt(snapshot), cast(AssessmentState, snapshot.values))
 
     async def list(self, *, user_id: int | None) -> list[AssessmentSummary]:
         """The user's assessments, newest first."""
@@ -268,7 +401,7 @@ class AssessmentService:
         if not snapshot.next and values.get("learning_plan") is not None:
             report = build_report(values)
         row = await run_blocking(self._save, row.id, report)
-        return _view(row, waiting)
+        return _view(row, waiting, values)
 
     def _create(self, user_id: int | None, domain: str, level: TargetLevel) -> Assessment:
         with self.database.session() as session:
@@ -351,6 +484,15 @@ def _into_learning_loop(session: Session, row: Assessment, report: AssessmentRep
     )
 
 
+def _is_an_answer(text: str) -> bool:
+    """Whether a text sent with a finish is an answer to grade (as `require_answer` has it)."""
+    try:
+        require_answer(text)
+    except InputError:
+        return False
+    return True
+
+
 def _target_level(value: str) -> TargetLevel:
     for level in TARGET_LEVELS:
         if value == level:
@@ -385,16 +527,25 @@ def _aware(moment: datetime) -> datetime:
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
-def _view(row: Assessment, waiting: AssessmentInterrupt | None = None) -> AssessmentView:
+def _view(
+    row: Assessment,
+    waiting: AssessmentInterrupt | None = None,
+    values: AssessmentState | None = None,
+) -> AssessmentView:
     summary = _summary(row)
     title = None
+    left = None
     if waiting is not None:
         kb = get_domain(row.domain)
         topic = waiting["question"]["topic"]
         title = kb.topic(topic).title if topic in kb.topics else topic
+        if values is not None and values.get("agenda"):
+            left = QuestionsLeftView(**asdict(questions_left(values)))
     return AssessmentView(
         **summary.model_dump(),
         interrupt=waiting,
         topic_title=title,
         report=AssessmentReport.model_validate(row.report) if row.report else None,
+        left=left,
+        answered=len(values.get("responses", [])) if values is not None else 0,
     )

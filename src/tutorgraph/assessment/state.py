@@ -58,6 +58,15 @@ class ResponseRecord(TypedDict):
     demonstrated_bloom: str
     # known misconception ids the answer showed (absent in assessments checkpointed before)
     misconceptions: NotRequired[list[str]]
+    # The feedback on this answer (issue 35; absent in assessments checkpointed before): the
+    # grading engine's score, the question's key points it made and missed, for each
+    # misconception the sentence of the answer that states it, and the checks' results (a
+    # `ChecksSummary` as JSON) when the answer's code or numbers were checked.
+    score: NotRequired[float]
+    covered: NotRequired[list[str]]
+    missed: NotRequired[list[str]]
+    misconception_quotes: NotRequired[dict[str, str]]
+    checks: NotRequired[dict[str, object] | None]
 
 
 class KnowledgeNodeState(TypedDict):
@@ -145,6 +154,14 @@ class AssessmentInterrupt(TypedDict):
     max_questions: int
 
 
+class FinishRequest(TypedDict, total=False):
+    """What a waiting question is resumed with to end the assessment now: `finish` true, and
+    optionally an answer to the question on screen, which is graded first."""
+
+    finish: bool
+    answer: str
+
+
 class AssessmentInput(TypedDict):
     domain: str
     target_level: TargetLevel
@@ -168,6 +185,8 @@ class AssessmentState(TypedDict):
     gap_analysis: list[GapNode]
     enriched_gap_analysis: EnrichedGapAnalysis | None
     learning_plan: LearningPlan | None
+    # The learner asked to finish now (absent in assessments checkpointed before: False).
+    finish_requested: NotRequired[bool]
 
 
 def interrupt_payload(state: AssessmentState) -> AssessmentInterrupt:
@@ -208,3 +227,4 @@ class AssessmentUpdate(TypedDict, total=False):
     gap_analysis: list[GapNode]
     enriched_gap_analysis: EnrichedGapAnalysis | None
     learning_plan: LearningPlan | None
+    finish_requested: bool

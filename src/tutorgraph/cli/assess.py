@@ -1,8 +1,10 @@
 """`tutorgraph assess`: an adaptive assessment in the terminal, resumable, scriptable.
 
 Interactive by default (an answer ends with an empty line; Ctrl-D stops and prints how to
-resume). `--answers FILE` takes a YAML or JSON list of answers and runs without a terminal;
-`--json` prints the final report as JSON on stdout (everything else then goes to stderr)."""
+resume; the answer `/finish` ends the assessment now, with a report on what was answered).
+`--answers FILE` takes a YAML or JSON list of answers (`/finish` among them too) and runs
+without a terminal; `--json` prints the final report as JSON on stdout (everything else then
+goes to stderr)."""
 
 from __future__ import annotations
 
@@ -25,7 +27,7 @@ from tutorgraph.assessment.service import AssessmentReport, AssessmentService, A
 from tutorgraph.cli._answers import next_answer, read_answers
 from tutorgraph.cli._console import console, err_console
 from tutorgraph.engines import build_engine
-from tutorgraph.errors import InputError, NotFoundError
+from tutorgraph.errors import ConflictError, InputError, NotFoundError
 from tutorgraph.learner_model.evaluator import Evaluator
 from tutorgraph.llm import aclose_model
 from tutorgraph.settings import Settings, load_settings
@@ -35,6 +37,7 @@ from tutorgraph.store.db import Database
 from tutorgraph.wording import counted
 
 EXIT_UNFINISHED = 1
+FINISH_COMMAND = "/finish"  # typed (or listed in --answers) instead of an answer: finish now
 
 
 def assess(
@@ -108,10 +111,18 @@ async def _run(
                 else:
                     answer = ""  # stopped on an error last time: carry on
                 try:
-                    view = await service.answer(
-                        assessment_id=view.id, user_id=None, answer=answer, any_owner=True
-                    )
-                except InputError as exc:  # a blank answer: nothing counted, ask again
+                    if answer.strip() == FINISH_COMMAND:
+                        view = await service.finish(
+                            assessment_id=view.id, user_id=None, any_owner=True
+                        )
+                    else:
+                        view = await service.answer(
+                            assessment_id=view.id, user_id=None, answer=answer, any_owner=True
+                        )
+                except (
+                    InputError,
+                    ConflictError,
+                ) as exc:  # a blank answer: nothing counted, ask again
                     if scripted is not None:
                         raise
                     err_console.print(f"[yellow]{escape(str(exc))}[/]")
@@ -138,14 +149,24 @@ def show_question(out: Console, view: AssessmentView) -> None:
         return
     question = progress["question"]
     line = Table.grid(padding=(0, 2))
+    left = view.left
+    words = f"Question [bold]{progress['total_questions']}[/]"
+    if left is not None:
+        words += f" · topic {left.topic_number} of {left.topics} · " + (
+            "the last question"
+            if left.most == 0
+            else f"about {counted(left.estimate, 'more question', 'more questions')}"
+            f" (at most {left.most})"
+        )
     line.add_row(
-        f"Topics evaluated: [bold]{progress['topics_evaluated']}[/] · question "
-        f"[bold]{progress['total_questions']}[/] of at most {progress['max_questions']}",
+        words,
         ProgressBar(
-            total=progress["max_questions"], completed=progress["total_questions"], width=30
+            total=left.topics if left else 1, completed=progress["topics_evaluated"], width=30
         ),
     )
     out.print(line, highlight=False)
+    if view.answered:
+        out.print(f"[dim]Type {FINISH_COMMAND} to finish now with a report on your answers.[/]")
     out.print(
         Panel(
             Markdown(question["text"]),
@@ -161,9 +182,10 @@ def show_report(out: Console, report: AssessmentReport) -> None:
         Panel(
             f"[bold]Readiness {report.overall_readiness}/100[/] for the {report.target_level} "
             f"level\n{escape(report.summary)}\n"
-            f"[dim]{counted(report.questions_asked, 'question')} of at most "
-            f"{report.max_questions}; {counted(len(report.topics_evaluated), 'topic')} "
-            "evaluated[/]",
+            f"[dim]{counted(report.questions_asked, 'question')} answered; "
+            f"{counted(len(report.topics_evaluated), 'topic')} assessed"
+            + (f", {len(report.not_assessed)} not assessed" if report.not_assessed else "")
+            + "[/]",
             title=f"{report.domain} report",
             border_style="green",
         )
@@ -192,7 +214,7 @@ def show_report(out: Console, report: AssessmentReport) -> None:
             )
         out.print(gaps)
     else:
-        out.print("[green]No gaps: every topic meets the target for this level.[/]")
+        out.print("[green]No gaps: every topic assessed meets the target for this level.[/]")
     phases = []
     for number, phase in enumerate(report.plan["phases"], start=1):
         resources = "\n".join(

@@ -9,19 +9,28 @@ import anyio.to_thread
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from tutorgraph.assessment.service import AssessmentService
+from tutorgraph.assessment.agents import DEMONSTRATED_PARTIAL
+from tutorgraph.assessment.lessons import LessonSource, lesson_for_topic
+from tutorgraph.assessment.service import AssessmentReport, AssessmentService
 from tutorgraph.content.rendering import render_markdown
 from tutorgraph.errors import ConflictError, InputError
 from tutorgraph.http.deps import AssessmentsDep, CurrentUser, SettingsDep
 from tutorgraph.http.unit_of_work import UnitOfWorkRoute
-from tutorgraph.knowledge import STARTING_BLOOM, TARGET_LEVELS, get_domain, shipped_domains
+from tutorgraph.knowledge import (
+    STARTING_BLOOM,
+    TARGET_LEVELS,
+    KnowledgeBase,
+    get_domain,
+    shipped_domains,
+    starting_bloom,
+)
+from tutorgraph.learner_model.mastery import mastery_by_concept
 from tutorgraph.limits import check_answer
 from tutorgraph.settings import Settings
 from tutorgraph.store import courses
-from tutorgraph.store.courses import LessonLink
 from tutorgraph.store.db import Database
 from tutorgraph.store.models import User
-from tutorgraph.web.knowledge_svg import layout
+from tutorgraph.web.knowledge_svg import SvgGraph, layout
 from tutorgraph.web.templating import remember_user, render
 
 router = APIRouter(route_class=UnitOfWorkRoute, include_in_schema=False)
@@ -78,7 +87,7 @@ async def _question_page(
     *,
     user: User,
     assessment_id: str,
-    error: InputError | None = None,
+    error: InputError | ConflictError | None = None,
     answer: str = "",
 ) -> Response:
     view = await assessments.get(assessment_id=assessment_id, user_id=user.id)
@@ -135,6 +144,33 @@ async def assess_answer(
     return RedirectResponse(f"/assess/{assessment_id}", status_code=303)
 
 
+@router.post("/assess/{assessment_id}/finish")
+async def assess_finish(
+    assessment_id: str,
+    request: Request,
+    user: CurrentUser,
+    assessments: AssessmentsDep,
+    settings: SettingsDep,
+    answer: Annotated[str, Form()] = "",
+) -> Response:
+    """Finish now: the answer in the box (if any) is graded first, then the report is made from
+    the answers so far."""
+    try:
+        check_answer(settings=settings, text=answer)
+        await assessments.finish(assessment_id=assessment_id, user_id=user.id, answer=answer)
+    except (ConflictError, InputError) as exc:  # e.g. nothing answered yet: say so, keep the text
+        return await _question_page(
+            request,
+            assessments,
+            settings,
+            user=user,
+            assessment_id=assessment_id,
+            error=exc,
+            answer=answer,
+        )
+    return RedirectResponse(f"/assess/{assessment_id}/report", status_code=303)
+
+
 @router.get("/assess/{assessment_id}/report", response_class=HTMLResponse)
 async def assess_report(
     assessment_id: str, request: Request, user: CurrentUser, assessments: AssessmentsDep
@@ -144,21 +180,63 @@ async def assess_report(
     if view.report is None:
         return RedirectResponse(f"/assess/{view.id}", status_code=303)
     kb = get_domain(view.domain)
-    lessons = await anyio.to_thread.run_sync(_lessons_by_concept, request.app.state.db, user)
+    report = view.report
+    lessons, known = await anyio.to_thread.run_sync(
+        _learner_view, request.app.state.db, user, view.domain
+    )
+    plan_topics = {t for phase in report.plan["phases"] for t in phase["topics"]}
+    mastery = {t: known[t] for t in report.target_graph if t in known}
     return render(
         request,
         "assess_report.html",
         {
             "view": view,
-            "report": view.report,
-            "graph": layout(kb, view.report),
+            "report": report,
+            "graph": mastery_graph(kb, report, mastery),
             "domain_title": kb.domain.title,
-            "lessons": lessons,
-            "review_html": {item.number: render_markdown(item.text) for item in view.report.review},
+            "plan_lessons": {t: lesson_for_topic(kb.topic(t), lessons) for t in plan_topics},
+            "mastery": mastery,
+            "target_bloom": starting_bloom(report.target_level).value,
+            # Below this, the evaluator records "remember" for want of a level: not shown as one.
+            "level_shown_from": DEMONSTRATED_PARTIAL,
+            "review_html": {item.number: render_markdown(item.text) for item in report.review},
+            "answered": [item for item in report.review if item.answer is not None],
         },
     )
 
 
-def _lessons_by_concept(database: Database, user: User) -> dict[str, list[LessonLink]]:
+def mastery_graph(
+    kb: KnowledgeBase, report: AssessmentReport, mastery: dict[str, float]
+) -> SvgGraph:
+    """The report's knowledge graph coloured and captioned by the learner's mastery (the number
+    Progress shows), not by the assessment's own confidence: the report's copy with each
+    assessed topic's confidence replaced by its mastery. Topics not assessed stay grey."""
+    nodes = {
+        topic_id: {**node, "confidence": mastery.get(topic_id, node["confidence"])}
+        for topic_id, node in report.knowledge_graph["nodes"].items()
+    }
+    shown = report.model_copy(
+        update={"knowledge_graph": {**report.knowledge_graph, "nodes": nodes}}
+    )
+    return layout(kb, shown)
+
+
+def _learner_view(
+    database: Database, user: User, domain: str
+) -> tuple[list[LessonSource], dict[str, float]]:
+    """The lessons the user may open in courses of the domain, and the user's mastery."""
     with database.session() as session:
-        return courses.lessons_by_concept(session=session, user=user)
+        lessons = [
+            LessonSource(
+                course_slug=visible.course.slug,
+                lesson_slug=lesson.slug,
+                title=lesson.title,
+                concepts=tuple(str(c) for c in lesson.concepts or []),
+                content=lesson.content,
+            )
+            for visible in courses.visible_courses(session=session, user=user)
+            if visible.course.domain in ("", domain)
+            for lesson in courses.course_lessons(visible.course)
+            if lesson.concepts
+        ]
+        return lessons, mastery_by_concept(session=session, user_id=user.id)

@@ -59,6 +59,35 @@ async def answer_question(
     )
 
 
+class FinishIn(BaseModel):
+    answer: str = Field(
+        default="",
+        description=(
+            "Optional: an answer to the question on screen, graded before the assessment ends "
+            "(at most `limits.max_answer_chars` characters). Blank: that question is dropped."
+        ),
+    )
+
+
+@router.post("/{assessment_id}/finish", responses=problem_responses(409, 502))
+async def finish_assessment(
+    assessment_id: str,
+    user: CurrentUser,
+    assessments: AssessmentsDep,
+    settings: SettingsDep,
+    body: FinishIn | None = None,
+) -> AssessmentView:
+    """End the assessment now: the reply carries the `report` on the questions answered so far
+    (topics not reached are listed in `report.not_assessed`, not as gaps). Needs at least one
+    answer (409 before the first). Finishing a finished assessment returns it unchanged."""
+    answer = body.answer if body is not None else ""
+    return await assessments.finish(
+        assessment_id=assessment_id,
+        user_id=user.id,
+        answer=check_answer(settings=settings, text=answer) if answer.strip() else "",
+    )
+
+
 @router.get("/{assessment_id}")
 async def get_assessment(
     assessment_id: str, user: CurrentUser, assessments: AssessmentsDep
