@@ -33,9 +33,10 @@ def test_a_turn_streams_the_spec_events_and_is_stored(
     assert stream.status == 200
     assert stream.headers["cache-control"] == "no-cache"
     types = stream.types
-    assert types[0] == "text" and types[-1] == "done" and types.count("done") == 1
+    # The search comes first, with no opener text before it (decision 0048).
+    assert types[0] == "tool_call" and types[-1] == "done" and types.count("done") == 1
     first_call, first_result = types.index("tool_call"), types.index("tool_result")
-    assert 0 < first_call < first_result < len(types) - 1
+    assert 0 == first_call < first_result < len(types) - 1
     assert "text" in types[first_result:]
     call = stream.of("tool_call")[0]
     assert call == {
@@ -210,7 +211,7 @@ def test_explore_chat_streams_stores_and_lists(client: TestClient) -> None:
     first = explore(client, headers, "How do Python generators work?")
     second = explore(client, headers, "And what about iterators?", session_id=first.session_id)
 
-    assert first.types[0] == "text" and first.types[-1] == "done"
+    assert first.types[0] == "tool_call" and first.types[-1] == "done"
     assert first.of("tool_call")[0]["arguments"] == {"query": "How do Python generators work?"}
     assert "Iterators and generators" in first.text
     assert second.session_id == first.session_id

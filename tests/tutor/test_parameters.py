@@ -40,7 +40,7 @@ DEFINITIONS: dict[str, dict[tuple[str, float], str]] = {
     "dialogue.py": {},
     "_follow_up.py": {("summary", 2): "a lesson's main sections are its level-2 headings"},
     "compose.py": {
-        ("also_show", 80): "characters of a code block compared to tell that a reply showed it",
+        ("was_shown", 80): "characters of a code block compared to tell that a reply showed it",
         ("_plain", 2): "(score, rank, position, sentence): sorted by position",
         ("_plain", 3): "(score, rank, position, sentence): the sentence",
         ("lesson_diagram", 2): "(score, path, diagram): the diagram",

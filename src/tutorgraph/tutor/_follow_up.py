@@ -24,13 +24,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from tutorgraph.text.markdown import code_blocks, row_sentences, sentences
+from tutorgraph.text.markdown import code_blocks, row_sentences
 from tutorgraph.text.query import stem_set
 from tutorgraph.tutor import _passages as passages_
 from tutorgraph.tutor import compose
 from tutorgraph.tutor._analogies import analogy_text, find_analogy, used_in
 from tutorgraph.tutor._passages import Passage
-from tutorgraph.tutor.blocks import strip_blocks
 from tutorgraph.tutor.context import TutorContext
 from tutorgraph.tutor.dialogue import Dialogue, Move, Topic, own_words
 from tutorgraph.tutor.leaks import new_numbers, numbers
@@ -77,15 +76,30 @@ def _by_words(found: list[str], own: set[str]) -> list[str]:
 
 
 def _said(dialogue: Dialogue) -> set[str]:
-    return {_key(s) for reply in dialogue.replies for s in sentences(strip_blocks(reply))}
+    return passages_.said_in(dialogue.replies)
 
 
 def _key(sentence: str) -> str:
-    return " ".join(sentence.lower().split())
+    return passages_.sentence_key(sentence)
 
 
 def _fresh(candidates: Sequence[str], said: set[str]) -> list[str]:
     return [s for s in candidates if _key(s) not in said]
+
+
+def _beyond(
+    ordered: Sequence[Passage], main: Passage, said: set[str]
+) -> tuple[list[str], Passage | None]:
+    """When the topic's section has nothing left that the conversation has not said: the fresh
+    sentences of the next passage on the topic in the same lesson (its reference notes tell the
+    same idea in other words), and that passage to cite."""
+    for passage in ordered:
+        if passage is main or passage.lesson != main.lesson:
+            continue
+        fresh = _fresh(passages_.quotable(passage.text), said)
+        if fresh:
+            return fresh, passage
+    return [], None
 
 
 def _section_sentences(passages: Sequence[Passage]) -> list[str]:
@@ -93,7 +107,7 @@ def _section_sentences(passages: Sequence[Passage]) -> list[str]:
     same = [p for p in passages if p.heading_path == main.heading_path and p.lesson == main.lesson]
     found: list[str] = []
     for passage in same:
-        found += [s for s in sentences(passage.text) if s not in found]
+        found += [s for s in passages_.quotable(passage.text) if s not in found]
     # A section that is only a table says what its rows say.
     return found or [s for passage in same[:1] for s in row_sentences(passage.text)]
 
@@ -136,52 +150,61 @@ def reply(
     focus = compose.focus_of([main], context)
     topic_question = dialogue.topic.question if dialogue.topic else question
     if move in ("confused", "simpler"):
-        return _simpler(context, main, section, said, focus, dialogue, question)
+        return _simpler(context, ordered, section, said, focus, dialogue, question)
     if move == "why":
         # What says the learner's own words ("why does it drop as k grows?") first, then what
         # gives a reason ("because", "so that"...).
-        fresh = _fresh(section, said) or section
+        fresh = _fresh(section, said)
+        lead = "Good question. Going back to the same section, here's the reason."
+        if not fresh:
+            fresh, other = _beyond(ordered, main, said)
+            if other is None:
+                return compose.covered_above(context, main, dialogue.replies)
+            cite = compose.citation(other)
+            lead = "The section gave its reason above; here it is from another angle."
         reasons = sorted(fresh, key=lambda s: (-len(own & stem_set(s)), not _REASON.search(s)))
-        body = " ".join(reasons[: q.why_sentences]) or " ".join(section[: q.why_sentences])
+        body = " ".join(reasons[: q.why_sentences])
         ask = (
             "Does that answer your “why”? Try saying in one sentence what would go wrong "
             "without it."
         )
-        return (
-            "Good question. Going back to the same section, here's the reason.\n\n"
-            f"{body}\n{cite}\n\n{_check(context, dialogue, main, ask)}"
-        )
+        return f"{lead}\n\n{body}\n{cite}\n\n{_check(context, dialogue, main, ask)}"
     if move == "code":
-        parts = compose.code_parts(ordered[:1], question + " " + topic_question, context)
+        parts = compose.code_parts(
+            ordered[:1], question + " " + topic_question, context, dialogue.replies
+        )
         return "\n\n".join(
-            ["Here's what we just saw, in code.", *parts, compose.check_for(context, focus, 0)]
+            [
+                "Here's what we just saw, in code.",
+                *parts,
+                compose.check_for(context, focus, 0, dialogue.replies),
+            ]
         )
     if move == "example":
-        return _example(context, ordered, section, said, focus, question, topic_question)
+        return _example(context, ordered, section, dialogue, focus, question, topic_question)
     if move == "analogy":
         return _analogy_reply(context, main, question, dialogue, focus)
     if move == "more":
         fresh = _by_words(_fresh(section, said), own)
+        lead = f"Building on what we just covered, going further into {focus}:"
         if not fresh:
-            nxt = [p for p in ordered[1:] if p.heading_path != main.heading_path]
-            if nxt:
-                more = compose.pick_sentences(nxt[0], topic_question, q.more_sentences, plain=False)
-                return (
-                    "That's all this section says about what we just saw; the next one goes "
-                    "further.\n\n"
-                    f"{' '.join(more)}\n{compose.citation(nxt[0])}\n\n"
-                    f"How does that connect to {focus}?"
-                )
-        return (
-            f"Building on what we just covered, going further into {focus}:\n\n"
-            f"{' '.join(fresh[: q.more_sentences]) or ' '.join(section[: q.more_sentences])}"
-            f"\n{cite}\n\n"
-            + _check(context, dialogue, main, "What would you like to dig into next?")
+            # The section is said: the topic's next passage (its reference notes, or the
+            # section that goes on from it), never the same sentences again.
+            found, other = _beyond(ordered, main, said)
+            if other is None:
+                return compose.covered_above(context, main, dialogue.replies)
+            fresh, cite = _by_words(found, own), compose.citation(other)
+            lead = "That's all that section says; here is what the course adds."
+        return f"{lead}\n\n{' '.join(fresh[: q.more_sentences])}\n{cite}\n\n" + _check(
+            context, dialogue, main, "What would you like to dig into next?"
         )
     if move == "hint":
         return _hint(section, said, topic_question, cite, focus)
     if move == "answer":
-        result = _result_sentences(section, topic_question) or section[: q.answer_sentences]
+        fresh_section = _fresh(section, said)
+        result = _fresh(_result_sentences(section, topic_question), said) or fresh_section
+        if not result:
+            return compose.covered_above(context, main, dialogue.replies)
         return (
             "Fair enough: here's the answer to your question.\n\n"
             f"{' '.join(result[: q.answer_sentences])}\n{cite}\n\n"
@@ -196,17 +219,26 @@ def reply(
 
 def _simpler(
     context: TutorContext,
-    main: Passage,
+    passages: Sequence[Passage],
     section: list[str],
     said: set[str],
     focus: str,
     dialogue: Dialogue,
     question: str,
 ) -> str:
+    main = passages[0]
     q = tutor_parameters().follow_ups
-    clauses = [c for s in section for c in _clauses(plain_words(s))]
+    # Sentences said before stay out whole: their clauses in plainer words are the same text.
+    clauses = [c for s in _fresh(section, said) for c in _clauses(plain_words(s))]
     short = [c for c in clauses if len(c.split()) <= q.simple_words] or clauses
-    chosen = _fresh(short, said) or short
+    chosen = _fresh(short, said)
+    if not chosen:
+        # Everything the section says was said: the same idea in other words, from the topic's
+        # other passages (its reference notes), never the same text again.
+        others, other = _beyond(on_topic(passages, dialogue), main, said)
+        found = [c for s in others for c in _clauses(plain_words(s))]
+        chosen = _fresh([c for c in found if len(c.split()) <= q.simple_words] or found, said)
+        main = other or main
     wanted = stem_set(question)
     about = stem_set(dialogue.topic.question) if dialogue.topic else set()
 
@@ -220,12 +252,17 @@ def _simpler(
 
     best = sorted(chosen, key=fit, reverse=True)[: q.simpler_clauses]
     in_order = [c for c in chosen if c in best]
-    parts = [
-        "Let's take that again, more simply.",
-        f"{' '.join(in_order)}\n{compose.citation(main)}",
-    ]
     analogy = find_analogy(context, f"{focus} {dialogue.topic.question if dialogue.topic else ''}")
-    if analogy is not None and not used_in(analogy, dialogue.replies):
+    fresh_picture = analogy is not None and not used_in(analogy, dialogue.replies)
+    if not in_order and not fresh_picture:
+        return compose.covered_above(context, main, dialogue.replies)
+    lead = "Let's take that again, more simply, in other words."
+    if dialogue.last_reply.startswith(lead):
+        lead = "Here's one more way to see it."
+    parts = [lead]
+    if in_order:
+        parts.append(f"{' '.join(in_order)}\n{compose.citation(main)}")
+    if analogy is not None and fresh_picture:
         parts.append(f"A picture that may help: {analogy.picture}")
     parts.append(
         "Which part is still unclear? Tell me in your own words what you have so far, and "
@@ -236,6 +273,7 @@ def _simpler(
 
 _MATH = re.compile(r"\$([^$]+)\$")
 _SQRT = re.compile(r"\\sqrt\{([^}]*)\}")
+_TEXT = re.compile(r"\\(text|mathrm|mathbf|operatorname)\{([^}]*)\}")
 
 
 def plain_words(sentence: str) -> str:
@@ -243,7 +281,7 @@ def plain_words(sentence: str) -> str:
     d_k", "$q \\cdot k$" -> "q · k"."""
 
     def spoken(match: re.Match[str]) -> str:
-        text = _SQRT.sub(r"the square root of \1", match.group(1))
+        text = _TEXT.sub(r"\2", _SQRT.sub(r"the square root of \1", match.group(1)))
         text = text.replace("\\cdot", "·").replace("\\top", "ᵀ").replace("\\times", "×")
         return re.sub(r"\\([a-zA-Z]+)", r"\1", text).replace("{", "").replace("}", "")
 
@@ -258,7 +296,16 @@ def _clauses(sentence: str) -> list[str]:
     parts = [
         p.strip() for p in re.split(r"[:;]\s+", sentence) if len(p.split()) >= q.clause_min_words
     ]
-    return [p[:1].upper() + p[1:].rstrip(".") + "." for p in parts] or [sentence]
+    return [_capitalised(p.rstrip(".")) + "." for p in parts] or [sentence]
+
+
+def _capitalised(text: str) -> str:
+    """The text with its first letter in upper case (after any leading markup)."""
+    return re.sub(r"^(?P<mark>[^A-Za-z]*)(?P<letter>[a-z])", _upper, text)
+
+
+def _upper(match: re.Match[str]) -> str:
+    return match.group("mark") + match.group("letter").upper()
 
 
 def difficulty_of(sentence: str) -> float:
@@ -271,11 +318,12 @@ def _example(
     context: TutorContext,
     ordered: Sequence[Passage],
     section: list[str],
-    said: set[str],
+    dialogue: Dialogue,
     focus: str,
     question: str,
     topic_question: str,
 ) -> str:
+    said = _said(dialogue)
     worked = _fresh([s for s in section if _EXAMPLE.search(s) or numbers(s)], said)
     if worked:
         shown = worked[: tutor_parameters().follow_ups.example_sentences]
@@ -283,12 +331,14 @@ def _example(
             f"Here's a concrete case of what we just saw.\n\n{' '.join(shown)}\n"
             f"{compose.citation(ordered[0])}\n\nCan you make up a second example of your own?"
         )
-    parts = compose.code_parts(list(ordered[:1]), f"{question} {topic_question}", context)
+    parts = compose.code_parts(
+        list(ordered[:1]), f"{question} {topic_question}", context, dialogue.replies
+    )
     return "\n\n".join(
         [
             "Here's an example of what we just saw, from the course.",
             *parts,
-            compose.check_for(context, focus, 1),
+            compose.check_for(context, focus, 1, dialogue.replies),
         ]
     )
 
@@ -302,13 +352,13 @@ def _analogy_reply(
         extension = analogy.extension or analogy.breaks
         return (
             f"Let's stretch that picture further. {extension}\n\n"
-            f"In the course's terms: {_one(main, topic_question)}\n"
+            f"In the course's terms: {_one(main, topic_question, _said(dialogue))}\n"
             f"{compose.citation(main)}\n\nWhere does our picture stop fitting {analogy.idea}?"
         )
     if analogy is not None:
         return (
             f"Here's a picture for {analogy.idea}.\n\n{analogy_text(analogy)}\n\n"
-            f"Now map it back: {_one(main, topic_question)}\n"
+            f"Now map it back: {_one(main, topic_question, _said(dialogue))}\n"
             f"{compose.citation(main)}\n\nWhich part of the picture matches which part of the idea?"
         )
     return "\n\n".join(
@@ -319,13 +369,13 @@ def _analogy_reply(
     )
 
 
-def _one(passage: Passage, question: str) -> str:
-    return " ".join(compose.pick_sentences(passage, question, 1, plain=False))
+def _one(passage: Passage, question: str, said: set[str] | frozenset[str] = frozenset()) -> str:
+    return " ".join(compose.pick_sentences(passage, question, 1, plain=False, skip=said))
 
 
 def _hint(section: list[str], said: set[str], question: str, cite: str, focus: str) -> str:
     safe = [s for s in section if not new_numbers(s, question)]
-    idea = _fresh(safe, said)[:1] or safe[:1]
+    idea = _fresh(safe, said)[:1]
     body = " ".join(idea) if idea else f"Think about what {focus} changes."
     return (
         "Here's a hint for your question, not the answer.\n\n"
@@ -360,13 +410,16 @@ def _attempt(
         best = max((len(words & stem_set(s)) / len(words) for s in section if words), default=0.0)
         right = best >= tutor_parameters().follow_ups.attempt_match
     if right:
-        confirm = [s for s in section if new_numbers(s, question) & offered] or section[:1]
+        confirm = _fresh(
+            [s for s in section if new_numbers(s, question) & offered] or section[:1], said
+        )
+        stated = f"{' '.join(confirm[:1])}\n{cite}" if confirm else cite
         return (
-            f"Yes, your answer is right.\n\n{' '.join(confirm[:1])}\n{cite}\n\n"
+            f"Yes, your answer is right.\n\n{stated}\n\n"
             f"Can you say why that follows, in your own words?"
         )
     safe = [s for s in section if not new_numbers(s, question)]
-    hint = _fresh(safe, said)[:1] or safe[:1]
+    hint = _fresh(safe, said)[:1]
     against = " ".join(hint) or f"Look again at what the section says about {focus}."
     return (
         "Not quite, but your answer is a start. Check it against this:\n\n"

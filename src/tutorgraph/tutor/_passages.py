@@ -10,8 +10,10 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
 
+from tutorgraph.text.markdown import sentences
 from tutorgraph.text.meaning import default_lexicon
 from tutorgraph.text.query import stem_set
+from tutorgraph.tutor.blocks import strip_blocks
 from tutorgraph.tutor.parameters import tutor_parameters
 
 # The thresholds and weights below (`relevance`, `min_matched`...) are parameters:
@@ -100,9 +102,12 @@ def relevant(
         ),
         reverse=True,
     )
-    unique: dict[tuple[str, str], Passage] = {}
+    # One passage once, even when the lesson and its reference notes hold the same text (an
+    # uploaded course's notes are often the lesson's own paragraphs): their openings compared
+    # normalised.
+    unique: dict[str, Passage] = {}
     for passage in kept:
-        unique.setdefault((passage.lesson, passage.text[:200]), passage)
+        unique.setdefault(_key(passage.text)[:200], passage)
     return list(unique.values())
 
 
@@ -171,3 +176,53 @@ def headings(passage: Passage) -> list[str]:
     """The heading path without the document title, unless that is all there is."""
     path = passage.heading_path
     return path[1:] if len(path) > 1 else path
+
+
+# --- what a reply may quote ----------------------------------------------------------------------
+
+_SENTENCE_END = re.compile(r"[.!?][)\]\"'’”*_`]*$")
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+\.)\s+(?P<item>.+)$", re.MULTILINE)
+_GERUND_START = re.compile(r"^[*_`]*[A-Z][a-z]+ing\b")
+
+
+def quotable(text: str) -> list[str]:
+    """The sentences of a passage a reply may quote: prose sentences (`text.markdown.sentences`)
+    that end at a sentence boundary, without the pieces that only make sense in their place: a
+    lead-in cut off by the formula or list it introduces ("The transformer defines"), and a list
+    item that is a phrase, not a sentence ("Forgetting the 1/sqrt(d_k) factor.", one bullet of a
+    list of pitfalls)."""
+    phrases = {
+        _key(match.group("item"))
+        for match in _LIST_ITEM.finditer(text)
+        if _GERUND_START.match(match.group("item"))
+    }
+    kept = []
+    for sentence in sentences(text):
+        if not _SENTENCE_END.search(sentence):
+            continue
+        if any(_key(sentence) and item.startswith(_key(sentence)) for item in phrases):
+            continue
+        kept.append(sentence)
+    return kept
+
+
+def sentence_key(sentence: str) -> str:
+    """A sentence normalised for telling that two replies say the same thing: lower case, marks
+    and spacing ignored."""
+    return _key(sentence)
+
+
+def _key(text: str) -> str:
+    return " ".join(re.sub(r"[*_`>\"“”’']", " ", text.lower()).split())
+
+
+def said_in(replies: Sequence[str]) -> set[str]:
+    """The keys of every sentence the conversation's earlier replies quoted (their prose, quiz
+    and resource blocks aside)."""
+    return {
+        _key(s) for reply in replies for s in sentences(_CITED.sub("\n\n", strip_blocks(reply)))
+    }
+
+
+# A reply's citation lines ("_(Source: ...)_", a code block's "From <section>:"): not sentences.
+_CITED = re.compile(r"^(_\(Source: .*\)_|From .+:)\s*$", re.MULTILINE)

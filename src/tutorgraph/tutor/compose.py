@@ -16,7 +16,14 @@ from tutorgraph.content.chunking import Section, split_sections
 from tutorgraph.text.markdown import code_blocks, first_table, is_plain, sentences, shorten
 from tutorgraph.text.query import stem_set
 from tutorgraph.tutor._analogies import analogy_text, building_on, find_analogy, used_in
-from tutorgraph.tutor._passages import GENERIC_HEADINGS, Passage, headings
+from tutorgraph.tutor._passages import (
+    GENERIC_HEADINGS,
+    Passage,
+    headings,
+    quotable,
+    said_in,
+    sentence_key,
+)
 from tutorgraph.tutor.blocks import QuizBlock, ResourceBlock, render_block
 from tutorgraph.tutor.context import Mode, QuizCard, TutorContext, is_quiz
 from tutorgraph.tutor.parameters import tutor_parameters
@@ -35,8 +42,10 @@ class Style:
     plain: bool = False
 
 
+# A mode's opener says how the first answer is shaped; later answers start with what they say
+# (no fixed opener: decision 0048), and the default mode has none.
 OPENERS: dict[Mode, str] = {
-    "default": "Let's reason it through with the course material.",
+    "default": "",
     "eli5": "Here's the simple version.",
     "analogy": "Let's find a picture for this.",
     "code": "Let's look at it in code.",
@@ -139,9 +148,18 @@ def focus_of(passages: list[Passage], context: TutorContext) -> str:
     return title.lower() or "this idea"
 
 
-def pick_sentences(passage: Passage, question: str, count: int, *, plain: bool) -> list[str]:
+def pick_sentences(
+    passage: Passage,
+    question: str,
+    count: int,
+    *,
+    plain: bool,
+    skip: set[str] | frozenset[str] = frozenset(),
+) -> list[str]:
+    """The `count` sentences of a passage that say most of the question, in the passage's order:
+    whole sentences only (`quotable`), none whose key is in `skip` (said earlier)."""
     wanted = stem_set(question)
-    candidates = sentences(passage.text)
+    candidates = [s for s in quotable(passage.text) if sentence_key(s) not in skip]
     if plain:
         words = tutor_parameters().replies.plain_sentence_words
         simple = [s for s in candidates if is_plain(s) and len(s.split()) <= words]
@@ -183,14 +201,31 @@ def answer(
     earlier: Cited | None = None,
 ) -> str:
     """A grounded, cited, mode-shaped answer that ends in a check; `earlier` is the section the
-    conversation was on, when this new question grows out of it (the answer says how)."""
+    conversation was on, when this new question grows out of it (the answer says how).
+
+    Nothing an earlier reply said is said again (decision 0048): when the best passage was
+    already shown, the answer says so and goes on with the next best passage that has something
+    new. Further passages come only from the answering section's part of the lesson (never a
+    passage spliced in from an unrelated section), and one text is quoted once even when the
+    lesson and its reference notes both hold it."""
     mode = context.mode
     style = style_of(mode)
-    # More passages of the same lesson deepen the answer; another lesson's would change topic.
-    chosen = [p for p in passages if p.lesson == passages[0].lesson][: style.passages]
-    parts = [style.opener]
-    if earlier is not None and earlier.heading:
-        parts[0] += f" This builds on what we just saw in *{earlier.heading}*."
+    said = said_in(history)
+    fresh = [p for p in passages if has_new(p, question, said, history)]
+    if passages and not fresh:
+        return covered_above(context, passages[0], history)
+    best = passages[0] if passages else None
+    shown_first = best is not None and fresh[0] is not best and bool(history)
+    passages = fresh
+    # More passages of the same section deepen the answer; another section's would change topic.
+    chosen = [p for p in passages if same_part(p, passages[0])][: style.passages]
+    opener = style.opener if not history else ""
+    parts = [opener] if opener else []
+    if shown_first and best is not None:
+        covered = " › ".join(headings(best)) or best.lesson_title
+        parts.append(f"We covered *{covered}* above; here is what the course adds.")
+    elif earlier is not None and earlier.heading:
+        parts.append(f"This builds on what we just saw in *{earlier.heading}*.")
     if chosen and chosen[0].lesson and chosen[0].lesson != context.lesson_slug:
         parts.append(_elsewhere(chosen[0], context))
     if mode == "analogy":
@@ -205,25 +240,30 @@ def answer(
                 question,
                 lesson_content=(context.lesson_content or lesson_content) if on_lesson else "",
                 lesson_title=context.lesson_title,
+                history=history,
             )
         )
     elif style.plain:
         same_lesson = [p for p in passages if p.lesson == passages[0].lesson]
-        parts.extend(_plain(same_lesson, question, style.sentences))
+        parts.extend(_plain(same_lesson, question, style.sentences, said))
         analogy = find_analogy(context, f"{question} {focus_of(chosen, context)}")
-        if analogy is not None:
+        if analogy is not None and not used_in(analogy, history):
             parts.append(f"A picture for it: {analogy.picture}")
         simple_code = tutor_parameters().replies.plain_snippet_lines
         if chosen and (visual := also_show(chosen[0], history, code_lines=simple_code)):
             parts.append(visual)
     else:
+        quoted = set(said)  # and, as the reply grows, its own sentences: one text once
         for passage in chosen:
-            picked = pick_sentences(passage, question, style.sentences, plain=False)
+            picked = pick_sentences(passage, question, style.sentences, plain=False, skip=quoted)
             if not picked and (rows := table_rows(passage.text, question)):
-                parts.append(f"{rows}\n\n{citation(passage)}")  # a section that is a table
+                if rows not in "\n".join(history):
+                    parts.append(f"{rows}\n\n{citation(passage)}")  # a section that is a table
             elif picked:
+                quoted |= {sentence_key(s) for s in picked}
                 block = " ".join(picked)
-                if mode == "deep_dive" and (math := _MATH_BLOCK.search(passage.text)):
+                math = _MATH_BLOCK.search(passage.text) if mode == "deep_dive" else None
+                if math is not None and math.group(0) not in "\n".join(history):
                     block += "\n\n" + math.group(0)
                 parts.append(f"{block}\n{citation(passage)}")
         # The open lesson whole (a fetched lesson may come shortened), else the fetched one.
@@ -238,6 +278,65 @@ def answer(
     return "\n\n".join(parts)
 
 
+def has_new(
+    passage: Passage, question: str, said: set[str] | frozenset[str], history: Sequence[str]
+) -> bool:
+    """Whether a passage has something the conversation has not shown: a sentence, its table,
+    or its code."""
+    if pick_sentences(passage, question, 1, plain=False, skip=said):
+        return True
+    shown = "\n".join(history)
+    table = first_table(passage.text)
+    if table is not None and table.header not in shown:
+        return True
+    return any(b.code.strip() and not was_shown(b.code, history) for b in code_blocks(passage.text))
+
+
+def same_part(passage: Passage, main: Passage) -> bool:
+    """Whether a passage belongs with the answer's main one: the same lesson, and the same
+    top-level section of it or a heading about the same thing (the reference notes' "Why scale by
+    the square root of d_k" beside the lesson's "Why divide by the square root of d_k"), so an
+    answer about the scaling never splices in a paragraph of "Cost and common pitfalls"."""
+    if passage is main:
+        return True
+    if passage.lesson != main.lesson:
+        return False
+    if passage.source == main.source and headings(passage)[:1] == headings(main)[:1]:
+        return True
+    title = stem_set(main.lesson_title)
+    about = stem_set(headings(main)[-1] if main.heading_path else "") - title
+    return bool(about & (stem_set(headings(passage)[-1] if passage.heading_path else "") - title))
+
+
+def covered_above(context: TutorContext, passage: Passage, history: Sequence[str]) -> str:
+    """The plain answer when everything the course says on a question was said earlier in the
+    conversation: where, and an offer to explain it another way (never the same text again)."""
+    return _covered(" › ".join(headings(passage)) or passage.lesson_title, history)
+
+
+def covered_above_reply(history: Sequence[str]) -> str:
+    """`covered_above` for a reply that, once what earlier replies said is taken out, has
+    nothing left: named by the section the conversation cited last."""
+    cited = [c for reply in history for c in citations(reply)]
+    return _covered(" › ".join(cited[-1].heading_path) if cited else "", history)
+
+
+_COVERED = (
+    "I've already given you what the course says on that above{where}, and I won't paste it "
+    "again. If a part of it didn't click, tell me which one and I'll explain it another way; or "
+    'say "repeat that" and I\'ll show it again.',
+    "That's the part we went through above{where}. Shall we look at it from another side (an "
+    "example, the code, a picture), or move on to something new?",
+)
+
+
+def _covered(where: str, history: Sequence[str]) -> str:
+    place = f" (from *{where}*)" if where else ""
+    said = "\n".join(history)
+    options = [template.format(where=place) for template in _COVERED]
+    return next((o for o in options if o not in said), options[0])
+
+
 def whole_section(passage: Passage, sections: Sequence[Section]) -> Passage:
     """The passage with the text of its whole lesson section (a search result is one chunk of
     it, which may stop short of the section's diagram or code), when `sections` (the lesson's,
@@ -250,6 +349,11 @@ def whole_section(passage: Passage, sections: Sequence[Section]) -> Passage:
     return passage
 
 
+def was_shown(code: str, history: Sequence[str]) -> bool:
+    """Whether the conversation showed this code or diagram (its opening characters) already."""
+    return any(code.strip()[:80] in reply for reply in history)
+
+
 def also_show(
     passage: Passage, history: Sequence[str], *, code_lines: int | None = None
 ) -> str | None:
@@ -258,14 +362,14 @@ def also_show(
     anchor for the idea (never anything the course lacks)."""
     for block in code_blocks(passage.text):
         body = block.code.strip()
-        if not body or any(body[:80] in earlier for earlier in history):
+        if not body or was_shown(body, history):
             continue
         if block.language == "mermaid":
             return f"As a diagram:\n\n```mermaid\n{body}\n```"
     shown_lines = tutor_parameters().replies.snippet_lines
     for block in code_blocks(passage.text):
         body = block.code.strip()
-        if block.language == "mermaid" or not body or any(body[:80] in e for e in history):
+        if block.language == "mermaid" or not body or was_shown(body, history):
             continue
         lines = body.splitlines()
         if code_lines is not None and len(lines) > code_lines:
@@ -276,16 +380,23 @@ def also_show(
     return None
 
 
-def _plain(passages: list[Passage], question: str, count: int) -> list[str]:
-    """The simplest on-topic sentences of the best few passages, each group cited."""
+def _plain(
+    passages: list[Passage],
+    question: str,
+    count: int,
+    said: set[str] | frozenset[str] = frozenset(),
+) -> list[str]:
+    """The simplest on-topic sentences of the best few passages not said earlier, each group
+    cited, each text once."""
     wanted = stem_set(question)
     words = tutor_parameters().replies.plain_sentence_words
-    on_topic = [
-        (rank, position, sentence)
-        for rank, passage in enumerate(passages)
-        for position, sentence in enumerate(sentences(passage.text))
-        if wanted & stem_set(sentence)
-    ]
+    seen = set(said)
+    on_topic = []
+    for rank, passage in enumerate(passages):
+        for position, sentence in enumerate(quotable(passage.text)):
+            if wanted & stem_set(sentence) and sentence_key(sentence) not in seen:
+                seen.add(sentence_key(sentence))
+                on_topic.append((rank, position, sentence))
     plain = [
         (-len(wanted & stem_set(s)), rank, position, s)
         for rank, position, s in on_topic
@@ -354,7 +465,7 @@ def analogy_parts(chosen: list[Passage], passages: list[Passage], question: str)
     core = chosen[0]
     q = tutor_parameters().replies
     for passage in passages:
-        pictures = [s for s in sentences(passage.text) if _ANALOGY.search(s)]
+        pictures = [s for s in quotable(passage.text) if _ANALOGY.search(s)]
         if pictures:
             parts = [f"The course offers this picture: {pictures[0]}\n{citation(passage)}"]
             rest = pick_sentences(core, question, q.mapped_with_picture, plain=False)
@@ -369,20 +480,28 @@ def analogy_parts(chosen: list[Passage], passages: list[Passage], question: str)
     return parts
 
 
-def code_parts(chosen: list[Passage], question: str, context: TutorContext) -> list[str]:
+def code_parts(
+    chosen: list[Passage], question: str, context: TutorContext, history: Sequence[str] = ()
+) -> list[str]:
     """The code for `question` from the passages, or the whole current lesson when they are
-    from it (see `_code`)."""
+    from it (see `_code`), none shown earlier in the conversation."""
     on_lesson = bool(chosen) and chosen[0].lesson == context.lesson_slug
     return _code(
         chosen,
         question,
         lesson_content=context.lesson_content if on_lesson else "",
         lesson_title=context.lesson_title,
+        history=history,
     )
 
 
 def _code(
-    chosen: list[Passage], question: str, *, lesson_content: str, lesson_title: str
+    chosen: list[Passage],
+    question: str,
+    *,
+    lesson_content: str,
+    lesson_title: str,
+    history: Sequence[str] = (),
 ) -> list[str]:
     """The lesson's code that best fits the question (the retrieved passages first, then the
     whole current lesson), cited to its section; never code the course does not contain."""
@@ -396,6 +515,8 @@ def _code(
     for text, title, path in sources:
         for block in code_blocks(text):
             for piece in _code_pieces(block.code):
+                if any(piece.strip() in reply for reply in history):
+                    continue  # shown earlier in the conversation
                 score = len(wanted & stem_set(piece))
                 if best is None or score > best[0]:
                     best = (score, block.language, piece, title, path)
@@ -413,7 +534,8 @@ def _code(
         )
         source = f"{title or 'the lesson'} › {where}" if where else title or "the lesson"
         parts.append(f"From {source}:\n\n```{language or 'python'}\n{shown}\n```")
-    picked = pick_sentences(core, question, q.code_explanation_sentences, plain=False)
+    said = said_in(history)
+    picked = pick_sentences(core, question, q.code_explanation_sentences, plain=False, skip=said)
     if picked:
         parts.append(f"{' '.join(picked)}\n{citation(core)}")
     return parts
@@ -425,10 +547,14 @@ def _code_pieces(code: str) -> list[str]:
     return pieces or [code]
 
 
-def check_for(context: TutorContext, focus: str, turn: int) -> str:
-    """An open check question in the teaching mode's voice, about `focus`."""
+def check_for(context: TutorContext, focus: str, turn: int, history: Sequence[str] = ()) -> str:
+    """An open check question in the teaching mode's voice, about `focus`: the turn's template,
+    or the next one when the conversation already asked that very question."""
     templates = CHECKS[context.mode]
-    return templates[turn % len(templates)].format(focus=focus)
+    asked = [
+        templates[(turn + i) % len(templates)].format(focus=focus) for i in range(len(templates))
+    ]
+    return next((q for q in asked if not any(q in reply for reply in history)), asked[0])
 
 
 def lesson_diagram(markdown: str, wanted: set[str]) -> tuple[tuple[str, ...], str] | None:
@@ -449,7 +575,7 @@ def lesson_diagram(markdown: str, wanted: set[str]) -> tuple[tuple[str, ...], st
 def lesson_sections(markdown: str) -> list[tuple[tuple[str, ...], list[str]]]:
     """(heading path, prose sentences) of each section of a lesson, in order."""
     return [
-        (tuple(section.heading_path), sentences("\n\n".join(section.blocks)))
+        (tuple(section.heading_path), quotable("\n\n".join(section.blocks)))
         for section in split_sections(markdown)
     ]
 
@@ -465,9 +591,7 @@ def check(context: TutorContext, question: str, chosen: list[Passage], history: 
     card = pick_quiz(context, focus_words, history, force=False, fit=fit) if on_lesson else None
     if card is not None:
         return quiz_text(card)
-    templates = CHECKS[context.mode]
-    template = templates[len(history) % len(templates)]
-    return template.format(focus=focus_of(chosen, context))
+    return check_for(context, focus_of(chosen, context), len(history), history)
 
 
 def quiz_due(history: Sequence[str]) -> bool:

@@ -22,9 +22,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, get_args
 
-from tutorgraph.text.query import stem_set
+from tutorgraph.content.chunking import split_sections
+from tutorgraph.text.lexicon_check import everyday_forms
+from tutorgraph.text.query import stem_set, stems
 from tutorgraph.tutor.blocks import strip_blocks
 from tutorgraph.tutor.compose import QUIZ_LEAD, Cited, citations
 from tutorgraph.tutor.parameters import tutor_parameters
@@ -269,3 +271,264 @@ def _named(reply: str) -> list[str]:
 def own_words(message: str) -> set[str]:
     """The message's content words beyond the move it makes ("why", "i don't get it")."""
     return stem_set(_strip_move_words(message))
+
+
+# --- the turn decider -----------------------------------------------------------------------------
+
+Intent = Literal["continue", "new_in_lesson", "leave_lesson", "repeat", "confused"]
+INTENTS: tuple[Intent, ...] = get_args(Intent)
+
+# "say that again", "could you say again the formula": the same words, asked for
+_REPEAT = re.compile(
+    r"(\b(say|show|give|post|paste|read|write|tell)\b[^.?!]{0,40}\b(again|once more)\b|"
+    r"\brepeat\b|\bcome again\b|\bone more time\b|\bwhat did you (just )?say\b|"
+    r"\bscroll(ed)? (back|up)\b|\b(go|take me) back to what you said\b)",
+    re.IGNORECASE,
+)
+# "explain it another way", "none of that clicked": the same idea, other words
+_ANOTHER_WAY = re.compile(
+    r"\b(another way|(?<!the )other way(?! a?round)|different(ly| way| words| angle)|"
+    r"other words|rephrase|reword|"
+    r"(put|say|explain) (it|that|this) (differently|otherwise)|"
+    r"(doesn'?t|does not|didn'?t|did not|never|none of (that|this|it)) (make sense|click\w*)|"
+    r"not clicking|makes no sense|confus\w*|lost me|i'?m lost|"
+    r"(not|n'?t|dont|never) (understand|understood|follow(ing)?|get(ting)? it)|"
+    r"still (don'?t|do not|not) (get|see|understand))\b",
+    re.IGNORECASE,
+)
+# "unrelated, but...", "random q": the learner says the subject changes
+_CHANGE_OF_SUBJECT = re.compile(
+    r"\b(unrelated|random (q|question)|off[- ]topic|other question|different (question|topic)|"
+    r"side question|by the way|btw|another thing|change of subject|new question|"
+    r"back to the lesson)\b",
+    re.IGNORECASE,
+)
+# A turn that leans on what was just said: a pronoun, or it opens with a link word
+# ("and...", "so...", "but...", "what if...").
+_POINTS_BACK = re.compile(
+    r"\b(it|its|this|that|these|those|them|then|there)\b|"
+    r"^\W*((ok|okay|hmm|right|oh|ah|wait)\W+)*(and|so|but|or|then|also|what if|now|same|even)\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class LessonScope:
+    """What the open lesson covers, read from its text: how often it says each content word
+    (lesson and reference notes), the words of its headings, and the other lessons of the course
+    by the words of their titles and concepts. With it a new question is told from one that
+    leaves the lesson, without a search."""
+
+    title: str = ""
+    mentions: dict[str, int] = field(default_factory=dict)
+    heading_words: frozenset[str] = frozenset()
+    headings: tuple[tuple[str, frozenset[str]], ...] = ()  # (heading, its words)
+    sections: tuple[tuple[tuple[str, ...], frozenset[str]], ...] = ()  # (heading path, words)
+    others: tuple[tuple[str, frozenset[str]], ...] = ()  # (lesson title, its words)
+
+    @classmethod
+    def of(
+        cls,
+        *,
+        title: str,
+        content: str,
+        reference_notes: str = "",
+        others: Sequence[tuple[str, Sequence[str]]] = (),
+    ) -> LessonScope:
+        mentions: dict[str, int] = {}
+        for word in stems(f"{content}\n{reference_notes}"):
+            mentions[word] = mentions.get(word, 0) + 1
+        found = re.findall(r"^#{2,4}\s+(.+?)\s*$", content, flags=re.MULTILINE)
+        sections = tuple(
+            (tuple(section.heading_path[1:]), frozenset(stem_set("\n".join(section.blocks))))
+            for section in split_sections(content)
+        )
+        headings = tuple((h, frozenset(stem_set(h))) for h in found)
+        return cls(
+            title=title,
+            mentions=mentions,
+            heading_words=frozenset(w for _, words in headings for w in words),
+            headings=headings,
+            sections=sections,
+            others=tuple(
+                (name, frozenset(stem_set(f"{name} {' '.join(c.replace('-', ' ') for c in cs)}")))
+                for name, cs in others
+            ),
+        )
+
+    def covers(self, words: set[str]) -> bool:
+        """Whether the lesson teaches these words: it says enough of them often enough
+        (`dialogue.in_lesson_share`, `dialogue.lesson_mentions`), and no other lesson of the
+        course is named by one it only mentions in passing."""
+        if not words:
+            return True
+        q = tutor_parameters().dialogue
+        said = {w for w in words if self.mentions.get(w, 0) >= q.lesson_mentions}
+        if len(said) / len(words) < q.in_lesson_share:
+            return False
+        return self.taught_elsewhere(words) is None
+
+    def taught_elsewhere(self, words: set[str]) -> str | None:
+        """The other lesson of the course whose title or concepts name words this lesson says
+        at most in passing (fewer than `dialogue.lesson_mentions` times), the one naming most of
+        them; None when there is none."""
+        least = tutor_parameters().dialogue.lesson_mentions
+        outside = {w for w in words if self.mentions.get(w, 0) < least}
+        best = max(((len(outside & named), title) for title, named in self.others), default=None)
+        return best[1] if best is not None and best[0] else None
+
+    def said_in_section(self, words: set[str], path: Sequence[str]) -> bool:
+        """Whether the lesson section at `path` (or one under it) says at least
+        `dialogue.in_lesson_share` of `words`: a question about a detail of the topic."""
+        share = tutor_parameters().dialogue.in_lesson_share
+        said: set[str] = set()
+        for heading_path, text in self.sections:
+            if path and heading_path[: len(path)] == tuple(path):
+                said |= words & text
+        return bool(words) and len(said) >= share * len(words)
+
+    def unknown(self, message: str) -> set[str]:
+        """The message's words that are neither everyday English nor said by the lesson: terms
+        of another subject ("parquet", "laptop")."""
+        words = set(re.findall(r"[a-z][a-z0-9]+", message.lower()))
+        return {
+            w
+            for w in words - everyday_forms()
+            if not (stem_set(w) & set(self.mentions)) and stem_set(w)
+        }
+
+    def section_naming(self, words: set[str]) -> str | None:
+        """The lesson heading `words` name: the one that says most of them, when they say at
+        least `dialogue.in_lesson_share` of its own words (beyond the lesson's title): "multi
+        head" names "Multi-head attention"; "model" alone does not name "Causal masking for
+        autoregressive models". None when no heading is named."""
+        title = stem_set(self.title)
+        share = tutor_parameters().dialogue.in_lesson_share
+        named = [
+            (len(words & own), h)
+            for h, heading in self.headings
+            if (own := heading - title) and len(words & own) >= share * len(own)
+        ]
+        best = max(named, default=None)
+        return best[1] if best is not None and best[0] else None
+
+
+@dataclass(frozen=True)
+class TurnDecision:
+    """What a turn does, decided before anything is searched: its intent, the follow-up move
+    (for `continue` and `confused`), and the words it is about (for a new question, its own
+    words, never the previous topic's)."""
+
+    intent: Intent
+    move: Move
+    about: str  # what to search for, in the learner's words
+
+    @property
+    def follows(self) -> bool:
+        """Whether the turn is answered from the conversation's topic (searched with it)."""
+        return self.intent in ("continue", "confused")
+
+
+def decide(message: str, dialogue: Dialogue, scope: LessonScope) -> TurnDecision:
+    """The turn decider (decision 0048), a pure function of the conversation and the lesson:
+
+    - repeat: the learner asks for the same words again ("say that again");
+    - confused: the learner did not follow ("i don't get it", "explain it another way") or
+      asks for it simpler: the same idea, told another way;
+    - continue: a follow-up on the topic ("why?", "and in code?", "an example?", an answer to
+      the tutor's question) that names nothing new;
+    - new_in_lesson: a question about something the lesson teaches that is not the topic, even
+      when it is terse and leans on the conversation ("ok what about multi-head?");
+    - leave_lesson: a question the lesson does not teach (another lesson's subject, or none)."""
+    topic = dialogue.topic
+    if asks_to_repeat(message, bool(dialogue.replies)):
+        return TurnDecision("repeat", "new", message)
+    move = move_of(message, dialogue, explore=False)
+    if move in _ABOUT_THE_TOPIC and topic is not None:
+        return TurnDecision("continue", move, message)  # an attempt may name anything
+    own = own_words(message) - stem_set(scope.title)
+    new = own - _core_words(topic) - _QUESTION_CHAT
+    if topic is None or _CHANGE_OF_SUBJECT.search(message):
+        changing = bool(_CHANGE_OF_SUBJECT.search(message))
+        return _new(message, own, scope, changing=changing, move=move)
+    if _names_another_section(new, topic, scope):
+        return _new(message, own, scope)  # "why multi-head?" after the scaling: a new section
+    if _ANOTHER_WAY.search(message) or move in ("confused", "simpler"):
+        return TurnDecision("confused", "simpler" if move == "simpler" else "confused", message)
+    if not new:
+        return TurnDecision("continue", move if move != "new" else "more", message)  # "and?"
+    if scope.said_in_section(new, topic.cited.heading_path):
+        return TurnDecision("continue", move, message)
+    if scope.taught_elsewhere(new) is not None and not scope.covers(new):
+        return _new(message, own, scope)  # another lesson's subject
+    if not scope.covers(new) and not _POINTS_BACK.search(message):
+        return _new(message, own, scope)  # "how to pick lora rank" in a lesson on lists
+    terse = len(new) <= _terse() and not _COMPARES.search(message)
+    if move != "new" or _POINTS_BACK.search(message) or terse:
+        # "why is the hidden size 4x d_model?", "what if a whole row is masked", "exposure
+        # bias?": a follow-up on the topic, even when it names a detail of it (a question of
+        # its own, move "new", is answered as a question searched with the topic)
+        return TurnDecision("continue", move, message)
+    return _new(message, own, scope)
+
+
+# "TaskGroup vs gather": two things set side by side, a question of its own however short.
+_COMPARES = re.compile(r"\b(vs\.?|versus)\b", re.IGNORECASE)
+
+
+def _terse() -> int:
+    """A turn with at most this many new words says too little to start a subject of its own."""
+    return tutor_parameters().dialogue.leans_on_context_words
+
+
+# Moves that only make sense about the topic in play, whatever words they use.
+_ABOUT_THE_TOPIC: frozenset[Move] = frozenset({"attempt", "answer", "hint", "where", "diagram"})
+# Words of a turn that ask, not name ("so", "mean", "work"): never a new subject on their own.
+_QUESTION_CHAT = frozenset(stem_set("mean means work works happen happens thing things ok okay"))
+
+
+def _new(
+    message: str,
+    own: set[str],
+    scope: LessonScope,
+    *,
+    changing: bool = False,
+    move: Move = "new",
+) -> TurnDecision:
+    """A new question: in the lesson when it teaches what is asked; leaving it when not, or when
+    the learner says the subject changes and names a term the lesson never says."""
+    about = _AND_FOR_PREFIX.sub("", message).strip() or message
+    inside = scope.covers(own) and not (changing and scope.unknown(message))
+    intent: Intent = "new_in_lesson" if inside else "leave_lesson"
+    return TurnDecision(intent, move if move in _WITHOUT_A_TOPIC else "new", about)
+
+
+# Moves that need no topic: "summarise the lesson", "draw it", "a hint", "the answer".
+_WITHOUT_A_TOPIC: frozenset[Move] = frozenset({"summary", "diagram", "hint", "answer"})
+
+
+_AND_FOR_PREFIX = re.compile(_AND_FOR, re.IGNORECASE)
+
+
+def _core_words(topic: Topic | None) -> set[str]:
+    """What the topic is about in its own terms: its heading path and the question that opened
+    it (not every word the tutor said about it)."""
+    if topic is None:
+        return set()
+    return stem_set(f"{' '.join(topic.cited.heading_path)} {topic.question}")
+
+
+def _names_another_section(new: set[str], topic: Topic, scope: LessonScope) -> bool:
+    """Whether words the topic does not say name another heading of the lesson (a distinct
+    subject it teaches: "multi-head" after the scaling section)."""
+    words = new - _QUESTION_CHAT
+    if not words:
+        return False
+    heading = scope.section_naming(words)
+    return heading is not None and heading not in topic.cited.heading_path
+
+
+def asks_to_repeat(message: str, conversing: bool) -> bool:
+    """Whether the learner asks to see what was said again (the one case a reply may repeat an
+    earlier one)."""
+    return conversing and bool(_REPEAT.search(message)) and not _ANOTHER_WAY.search(message)

@@ -31,12 +31,16 @@ from tutorgraph.text.query import expand, stem_set
 from tutorgraph.tutor import _explore as explore
 from tutorgraph.tutor import _follow_up as follow_up
 from tutorgraph.tutor import compose
-from tutorgraph.tutor._passages import Passage, headings, relevant
+from tutorgraph.tutor._passages import Passage, headings, relevant, same_words, sentence_key
 from tutorgraph.tutor.context import TutorContext
 from tutorgraph.tutor.dialogue import (
     AND_FOR,
     NOT_GUESSING,
     Dialogue,
+    LessonScope,
+    TurnDecision,
+    asks_to_repeat,
+    decide,
     move_of,
     own_words,
     query_for,
@@ -65,11 +69,9 @@ _PROGRESS = re.compile(
     re.I,
 )
 
-LEAD_SEARCH = "Let me look that up in the lesson and the rest of the course.\n\n"
-LEAD_SEARCH_EXPLORE = "Let me search the courses for that.\n\n"
-LEAD_RESOURCES = "Let me find curated resources for this.\n\n"
-LEAD_PROGRESS = "Let me check your progress.\n\n"
-LEAD_OPEN_LESSON = "Let me open that lesson.\n\n"
+# The tool rounds say nothing: the page shows the tool calls as they run, and a sentence put
+# before every answer ("Let me look that up...") was a fixed opener (decision 0048).
+LEAD_SEARCH = LEAD_SEARCH_EXPLORE = LEAD_RESOURCES = LEAD_PROGRESS = LEAD_OPEN_LESSON = ""
 
 
 def register_offline_tutor(engine: OfflineEngine) -> None:
@@ -166,7 +168,8 @@ async def offline_tutor(
     # Composing a reply is CPU work (retrieved passages ranked and stitched): off the loop.
     step = await run_cpu_bound(next_step, inputs, Turn.read(messages), {t.name for t in tools})
     if isinstance(step, ToolRequest):
-        yield TextDelta(delta=step.lead)
+        if step.lead:
+            yield TextDelta(delta=step.lead)
         for call in step.calls:
             yield ToolCallEvent(call=call)
         yield Finish(reason="tool_calls")
@@ -177,7 +180,15 @@ async def offline_tutor(
 
 
 def next_step(context: TutorContext, turn: Turn, tools: set[str]) -> ToolRequest | str:
-    """Either the tools to call next, or the reply."""
+    """Either the tools to call next, or the reply: never a paragraph of an earlier reply again
+    (nor its first sentence) unless the learner asked to see it again."""
+    step = _next_step(context, turn, tools)
+    if isinstance(step, str) and not asks_to_repeat(turn.question, bool(turn.history)):
+        return unrepeated(step, turn.history)
+    return step
+
+
+def _next_step(context: TutorContext, turn: Turn, tools: set[str]) -> ToolRequest | str:
     intent = intent_of(turn.question, conversing=bool(turn.history))
     if intent == "question" and turn.asked and AND_FOR.search(turn.question):
         # "and for dpo?" after "what should i read on rlhf?": the same request, another subject
@@ -194,7 +205,7 @@ def next_step(context: TutorContext, turn: Turn, tools: set[str]) -> ToolRequest
         if found is None:
             args = {"concepts": context.concepts, "query": turn.question}
             return ToolRequest(LEAD_RESOURCES, [_call("get_curated_resources", args)])
-        return resources(found, turn.history)
+        return resources(found, turn.history, about=turn.question)
     if intent == "progress" and "get_user_progress" in tools:
         found = turn.result("get_user_progress")
         if found is None:
@@ -203,16 +214,40 @@ def next_step(context: TutorContext, turn: Turn, tools: set[str]) -> ToolRequest
     return _question_step(context, turn, tools)
 
 
+def scope_of(context: TutorContext) -> LessonScope:
+    """What the open lesson covers (`dialogue.LessonScope`), from the context."""
+    return LessonScope.of(
+        title=context.lesson_title,
+        content=context.lesson_content,
+        reference_notes=context.reference_kb,
+        others=[(entry.title, entry.concepts) for entry in context.curriculum_index],
+    )
+
+
+def decision_of(
+    context: TutorContext, asked: Sequence[str], replies: Sequence[str], message: str
+) -> TurnDecision:
+    """The turn decider's reading of a lesson chat's turn (`dialogue.decide`)."""
+    return decide(message, Dialogue.read(asked, replies), scope_of(context))
+
+
 def _question_step(context: TutorContext, turn: Turn, tools: set[str]) -> ToolRequest | str:
     dialogue = Dialogue.read(turn.asked, turn.history)
-    move = move_of(turn.question, dialogue, explore=context.exploration_mode)
+    lesson_mode = not context.exploration_mode and bool(context.lesson_slug)
+    decision: TurnDecision | None = None
+    if lesson_mode:
+        decision = decide(turn.question, dialogue, scope_of(context))
+        if decision.intent == "repeat":
+            return repeat(dialogue, turn.question)
+        move = decision.move
+    else:
+        move = move_of(turn.question, dialogue, explore=context.exploration_mode)
     if move == "catalogue":
         return explore.catalogue(context, after_redirect=dialogue.redirected)
     if move == "what_next":
         return explore.what_next(context, turn.question)
     if move == "where" and dialogue.topic is not None:
         return follow_up.where(context, dialogue.topic)
-    lesson_mode = not context.exploration_mode and bool(context.lesson_slug)
     if move == "summary" and lesson_mode and dialogue.topic is None:
         return follow_up.summary(context, [], history=turn.history)
     if (
@@ -221,7 +256,13 @@ def _question_step(context: TutorContext, turn: Turn, tools: set[str]) -> ToolRe
         and _FOLLOW_UP_ONLY.search(turn.question)
     ):
         return stuck(context)  # "I don't get it" before anything was explained
-    query = query_for(turn.question, move, dialogue)
+    if decision is not None and not decision.follows:
+        # A new question is searched as itself ("ok what about multi-head?" -> multi-head),
+        # never mixed with the topic it leaves.
+        query = query_for(decision.about, "new", Dialogue(dialogue.asked, dialogue.replies))
+    else:
+        query = query_for(turn.question, move, dialogue)
+    leaves = decision is not None and decision.intent == "leave_lesson"
     if not turn.called("search_course"):
         if "search_course" not in tools:
             return "I can't search the course material right now, so I won't guess. Try again soon."
@@ -266,7 +307,7 @@ def _question_step(context: TutorContext, turn: Turn, tools: set[str]) -> ToolRe
     passages = relevant(
         found,
         expand(query),
-        prefer=context.lesson_slug,
+        prefer="" if leaves else context.lesson_slug,  # leaving: the lesson that teaches it
         course=context.course_slug,
         unknown=unknown,
     )
@@ -324,7 +365,8 @@ def _grows_out_of(dialogue: Dialogue, question: str, answer: Passage) -> compose
         return None
     if tuple(headings(answer)) == topic.cited.heading_path:
         return None
-    shared = stem_set(question) & topic.words - stem_set(topic.cited.lesson_title)
+    core = stem_set(f"{' '.join(topic.cited.heading_path)} {topic.question}")
+    shared = stem_set(question) & core - stem_set(topic.cited.lesson_title)
     return topic.cited if shared else None
 
 
@@ -342,9 +384,13 @@ def _time_to_connect(dialogue: Dialogue) -> bool:
 
 
 def _connect(reply: str, turn: Turn) -> str:
-    """The reply with one curated resource to go further, when the tools found one."""
+    """The reply with one curated resource to go further, when the tools found one about what
+    the question and the reply's sections are about (a tokenizer video is no reading for a
+    question on how attention's cost scales)."""
     found = turn.result("get_curated_resources")
     fresh = _not_shown(list(found.get("resources", [])), turn.history) if found else []
+    cited = " ".join(" ".join(c.heading_path) for c in compose.citations(reply)[:1])
+    fresh = matching(fresh, f"{turn.question} {cited}")
     card = compose.resources_text(fresh[:1])
     if not card:
         return reply
@@ -405,8 +451,28 @@ def redirect(context: TutorContext) -> str:
     )
 
 
-def resources(found: dict[str, Any], history: Sequence[str] = ()) -> str:
+def matching(found: list[dict[str, Any]], about: str) -> list[dict[str, Any]]:
+    """The resources whose title and description share at least `turns.resource_match` content
+    words with `about` (all of them, when it has fewer; the lexicon's synonyms counted as one),
+    best first."""
+    wanted = same_words(stem_set(about))
+    least = min(tutor_parameters().turns.resource_match, len(wanted))
+    scored = [
+        (len(wanted & same_words(stem_set(f"{r.get('title', '')} {r.get('description', '')}"))), i)
+        for i, r in enumerate(found)
+    ]
+    return [
+        found[i] for shared, i in sorted(scored, key=lambda x: (-x[0], x[1])) if shared >= least
+    ]
+
+
+def resources(found: dict[str, Any], history: Sequence[str] = (), *, about: str = "") -> str:
+    """Curated resources asked for: those about the question's subject when it names one (its
+    words beyond "any videos?"), the lesson's otherwise."""
     fresh = _not_shown(list(found.get("resources", [])), history)
+    subject = _RESOURCES.sub(" ", about)
+    if stem_set(subject):
+        fresh = matching(fresh, subject)
     cards = compose.resources_text(fresh)
     if not cards:
         if found.get("resources"):
@@ -456,3 +522,88 @@ def _pieces(text: str, words: int = 3) -> list[str]:
     """The reply in small pieces, streamed like tokens."""
     tokens = re.findall(r"\S+\s*|\s+", text)
     return ["".join(tokens[i : i + words]) for i in range(0, len(tokens), words)]
+
+
+# --- never the same reply again -------------------------------------------------------------------
+
+AGAIN_LEAD = "Here it is again:"
+# Closing questions for a reply whose own closing question was asked before.
+_OTHER_CLOSES = (
+    "What would you like next: a part of this in more depth, or something new?",
+    "Which part would you like to try explaining back to me?",
+    "Is there a piece of this you'd like to see another way?",
+)
+
+
+def repeat(dialogue: Dialogue, message: str) -> str:
+    """The reply the learner asks to see again: the earlier reply that says most of what the
+    message names ("repeat the part about the mask"), else the last one, marked as a repeat."""
+    wanted = own_words(message)
+    replies = [r for r in dialogue.replies if r.strip()]
+    if not replies:
+        return "There's nothing to repeat yet: ask me about the lesson and we'll start."
+    scored = [(len(wanted & stem_set(r)), i) for i, r in enumerate(replies)]
+    best = max(scored)[1] if wanted and max(scored)[0] else len(replies) - 1
+    return f"{AGAIN_LEAD}\n\n{replies[best]}"
+
+
+def _paragraphs(text: str) -> list[str]:
+    return [p for p in re.split(r"\n\s*\n", text) if p.strip()]
+
+
+def _paragraph_key(paragraph: str) -> str:
+    return sentence_key(paragraph)
+
+
+_SOURCE_LINE = re.compile(r"^(From .+:|_\(Source: .+\)_)$")
+
+
+def _keeps_its_place(paragraph: str) -> bool:
+    """A line that belongs to what follows it, not text of its own: a quiz card's lead, a code
+    block's "From <section>:" source."""
+    stripped = paragraph.strip()
+    return stripped == compose.QUIZ_LEAD or bool(_SOURCE_LINE.match(stripped))
+
+
+def unrepeated(reply: str, history: Sequence[str]) -> str:
+    """The reply without what an earlier reply of the conversation already said (decision 0048):
+    no paragraph of an earlier reply, and not the first sentence the previous reply began with.
+    What the composers left repeated (a closing question asked before, a fixed lead) is dropped;
+    a dropped closing question is replaced by one not asked yet."""
+    if not history:
+        return reply
+    earlier = {_paragraph_key(p) for h in history for p in _paragraphs(h)}
+    paragraphs = _paragraphs(reply)
+    kept: list[str] = []
+    for paragraph in paragraphs:
+        if _keeps_its_place(paragraph) or _paragraph_key(paragraph) not in earlier:
+            kept.append(paragraph)
+        elif kept and kept[-1].strip() == compose.QUIZ_LEAD:
+            kept.pop()  # a card shown before goes with its lead
+    while kept and _keeps_its_place(kept[-1]):
+        kept.pop()  # a lead left without what it leads to
+    previous = _paragraphs(history[-1])
+    if kept and previous:
+        kept = _new_first_sentence(kept, previous[0])
+    closing = paragraphs[-1].strip() if paragraphs else ""
+    if kept and closing.endswith("?") and not kept[-1].strip().endswith(("?", "</quiz>")):
+        asked = "\n".join(history)
+        kept.append(next((q for q in _OTHER_CLOSES if q not in asked), _OTHER_CLOSES[0]))
+    if not any(not _keeps_its_place(p) and not p.strip().endswith("?") for p in kept):
+        return compose.covered_above_reply(history)
+    return "\n\n".join(kept)
+
+
+def _new_first_sentence(kept: list[str], previous_first: str) -> list[str]:
+    """The paragraphs without a first sentence the previous reply also began with."""
+    first = sentences_of(kept[0])
+    before = sentences_of(previous_first)
+    if not first or not before or sentence_key(first[0]) != sentence_key(before[0]):
+        return kept
+    rest = kept[0].strip()[len(first[0]) :].strip()
+    return ([rest] if rest else []) + kept[1:]
+
+
+def sentences_of(paragraph: str) -> list[str]:
+    """A paragraph's sentences, as written (a lead line is one)."""
+    return [s for s in re.split(r"(?<=[.!?:])\s+", paragraph.strip()) if s]

@@ -91,6 +91,14 @@ class DialogueParameters(ParameterSection):
         "before it.",
         least=0,
     )
+    in_lesson_share: float = share(
+        "A new question is about the open lesson when the lesson says at least this share of "
+        "its own words (each at least lesson_mentions times); otherwise it leaves the lesson."
+    )
+    lesson_mentions: int = count(
+        "Times the lesson (with its reference notes) must say a word for it to teach it, not "
+        "mention it in passing."
+    )
 
 
 class FollowUpParameters(ParameterSection):
@@ -232,6 +240,10 @@ class TurnParameters(ParameterSection):
     )
     connect_after: int = count(
         "Teaching replies before the tutor points to further reading (once)."
+    )
+    resource_match: int = count(
+        "Content words a curated resource's title and description must share with what the "
+        "question is about (its words and the section that answers it) to be suggested."
     )
 
 
