@@ -141,8 +141,9 @@ async def test_evaluate_updates_mastery_alerts_and_stores_the_event(database: Da
     with database.session() as session:
         bad = await evaluator.evaluate(REQUEST, session=session, user_id=user_id)
     assert bad.mastery is not None and bad.mastery.before.attempts == 0
-    # WMA from 0: 0.6 * score, moved only as far as the grader is sure.
-    assert bad.mastery.after.wma == pytest.approx(0.6 * bad.score * bad.certainty, abs=1e-6)
+    # Mastery from 0: half the way to the score (a typed answer), as far as the grader is sure.
+    assert bad.mastery.kind == "answer"
+    assert bad.mastery.after.wma == pytest.approx(0.5 * bad.score * bad.certainty, abs=1e-6)
     assert bad.mastery.after.bkt < bad.mastery.before.bkt  # a wrong answer lowers P(known)
     assert bad.alert_id is not None  # score < 0.4
     with database.session() as session:
@@ -153,7 +154,7 @@ async def test_evaluate_updates_mastery_alerts_and_stores_the_event(database: Da
         )
     assert good.alert_id is None
     assert good.mastery is not None and good.mastery.before == bad.mastery.after
-    before, target = bad.mastery.after.wma, 0.4 * bad.mastery.after.wma + 0.6 * good.score
+    before, target = bad.mastery.after.wma, 0.5 * bad.mastery.after.wma + 0.5 * good.score
     assert good.mastery.after.wma == pytest.approx(
         before + good.certainty * (target - before), abs=1e-6
     )
@@ -203,6 +204,6 @@ def test_an_unsure_grade_moves_mastery_less(database: Database) -> None:
         unsure = mastery.record_score(
             session=session, user_id=user_id, concept="b", score=1.0, certainty=0.5
         )
-    assert sure.after.wma == pytest.approx(0.6)
-    assert unsure.after.wma == pytest.approx(0.3)  # half the way
+    assert sure.after.wma == pytest.approx(0.5)
+    assert unsure.after.wma == pytest.approx(0.25)  # half the way
     assert unsure.before.bkt < unsure.after.bkt < sure.after.bkt

@@ -131,7 +131,8 @@ def seeded_settings(tmp_path: Path, **xapi_values: object) -> Settings:
 
 
 def learn_and_answer(client: TestClient, settings: Settings) -> None:
-    """Two right answers (the second masters the concept), one wrong, a lesson completed."""
+    """Three right answers (the third masters the concept: 50%, 75%, 87.5%), one wrong, a lesson
+    completed."""
     run_seed(settings)
     headers = register_and_login(client)
     topic = get_domain("python").topic("python-data-model")
@@ -140,7 +141,7 @@ def learn_and_answer(client: TestClient, settings: Settings) -> None:
         json={"domain": "python", "topic": topic.id},
         headers=headers,
     ).json()
-    for answer in ("right", "right", "no idea"):
+    for answer in ("right", "right", "right", "no idea"):
         current = client.get(f"/api/v1/practice/rounds/{round_['id']}", headers=headers).json()
         text = current["current"]["text"]
         reference = next(q.reference_answer for q in topic.questions if q.text == text)
@@ -170,7 +171,7 @@ def test_statements_pass_a_real_lrs_validator(tmp_path: Path, validator: Path) -
         statements = [xapi.compose(row, settings.xapi) for row in rows]
     database.dispose()
     verbs = [s["verb"]["display"]["en-US"] for s in statements]
-    assert verbs.count("answered") == 3 and verbs.count("mastered") == 1
+    assert verbs.count("answered") == 4 and verbs.count("mastered") == 1
     assert verbs.count("completed") == 1
     assert warnings(validator, statements) == [[] for _ in statements]
     answered = next(s for s in statements if s["verb"]["id"].endswith("answered"))
@@ -192,15 +193,15 @@ def test_the_queue_loses_nothing_when_the_lrs_fails(
         learn_and_answer(client, settings)
     database = Database(settings)
     queued = xapi.pending_count(database)
-    assert queued == 5
+    assert queued == 6
 
     first = xapi.flush(database, settings.xapi)  # the LRS answers 503
-    assert (first.sent, first.failed, first.pending) == (0, 5, 5) and "503" in first.error
+    assert (first.sent, first.failed, first.pending) == (0, 6, 6) and "503" in first.error
     assert xapi.flush(database, settings.xapi).sent == 0  # backing off: not due yet
     later = utcnow() + timedelta(minutes=3)
     second = xapi.flush(database, settings.xapi, now=later)
-    assert (second.sent, second.pending) == (5, 0)
-    assert len(lrs.stored) == 5
+    assert (second.sent, second.pending) == (6, 0)
+    assert len(lrs.stored) == 6
     expected = "Basic " + base64.b64encode(f"tutorgraph:{SECRET}".encode()).decode()
     assert set(lrs.auth) == {expected}
     assert SECRET not in caplog.text and SECRET not in first.error
@@ -218,10 +219,10 @@ def test_a_statement_the_lrs_already_has_counts_as_sent(tmp_path: Path) -> None:
         with TestClient(create_app(settings)) as client:
             learn_and_answer(client, settings)
         database = Database(settings)
-        assert xapi.flush(database, settings.xapi).sent == 5
+        assert xapi.flush(database, settings.xapi).sent == 6
         with database.session() as session:  # a crash lost the "sent" mark: sent again
             for row in session.scalars(select(XapiStatement)):
                 row.sent_at = None
         again = xapi.flush(database, settings.xapi)
-        assert (again.sent, again.pending) == (5, 0) and len(lrs.stored) == 5
+        assert (again.sent, again.pending) == (6, 0) and len(lrs.stored) == 6
         database.dispose()

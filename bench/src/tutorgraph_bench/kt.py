@@ -23,7 +23,7 @@ from tutorgraph.learner_model.bkt_fit import (
     group_sequences,
     predict_sequences,
 )
-from tutorgraph.learner_model.mastery import INITIAL_WMA, weighted_moving_average
+from tutorgraph.learner_model.mastery import ANSWER_WEIGHT, INITIAL_WMA, weighted_moving_average
 from tutorgraph_bench.metrics import auc, rmse
 
 PREPROCESSED = "pybkt_preprocessed/builder_{split}_preprocessed.csv"
@@ -255,7 +255,8 @@ def _students(data: Path, progress: Progress | None) -> tuple[list[KTScore], int
     scores.append(_score("BKT, evaluator-spec parameters (no fit)", test, defaults))
     for start in (INITIAL_WMA, 0.5):
         wma = wma_predictor(start=start)
-        scores.append(_score(f"moving average 0.4/0.6 from {start} (platform)", test, wma))
+        label = f"moving average, answer weight {ANSWER_WEIGHT} from {start} (platform)"
+        scores.append(_score(label, test, wma))
     scores.append(_score("per-skill mean correctness", test, skill_mean_predictor(train)))
     return scores, unseen
 
@@ -338,7 +339,8 @@ def markdown(result: KTResult, command: str) -> str:
             f"{result.unseen_students} test response(s) of a skill absent from train scored",
             "with the evaluator-spec parameters (BKT) or the overall train mean (per-skill",
             "mean). The moving average is `learner_model.mastery.weighted_moving_average`",
-            "(new = 0.4 * current + 0.6 * observation); it predicts its current value,",
+            f"(new = current + {ANSWER_WEIGHT} * (observation - current)); it predicts its",
+            "current value,",
             f"starting from the platform's `INITIAL_WMA` ({INITIAL_WMA}) or from 0.5. Published:",
             "BKT 0.73 (Khajah et al. 2016), BKT + forgetting 0.83, per-skill mean ~0.62.",
             "",

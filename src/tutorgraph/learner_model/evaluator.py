@@ -1,7 +1,8 @@
 """The evaluator: all 8 phases of the spec around one answer.
 
 1 context (knowledge base + stored mastery) -> 2 judge -> 3 error type and misconceptions ->
-4 feedback -> 5 path decision -> 6 mastery (WMA and BKT) -> 7 instructor alert -> 8 event.
+4 feedback -> 5 path decision -> 6 mastery (`mastery.record_score`: the one update rule, BKT
+kept beside it) -> 7 instructor alert -> 8 event.
 Phases 2-4 are the text grader's (`tutorgraph.grading`); its model calls fall back to the
 offline implementations when they fail."""
 
@@ -61,6 +62,10 @@ class MasteryOut(BaseModel):
     concept: str
     before: MasteryValues
     after: MasteryValues
+    kind: mastery.EvidenceKind = Field(
+        default="answer",
+        description="The kind of evidence, which sets how far one answer can move mastery.",
+    )
 
 
 class GradeResult(BaseModel):
@@ -265,11 +270,13 @@ class Evaluator:
                 concept=request.concept,
                 score=result.score,
                 certainty=result.certainty,
+                kind="answer",  # a typed answer the grader read
             )
             update["mastery"] = MasteryOut(
                 concept=change.concept,
                 before=MasteryValues(**change.before.__dict__),
                 after=MasteryValues(**change.after.__dict__),
+                kind=change.kind,
             )
         if alerts.needs_alert(result.score):
             alert = alerts.raise_alert(

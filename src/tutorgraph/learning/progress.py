@@ -1,6 +1,8 @@
-"""The learner model the learner can see: mastery per concept with the Bloom level reached, the
-trend and the evidence (which answers moved it), and a misconception ledger across every graded
-answer (practice, the grading API, and any other source that stores evaluation events).
+"""The learner model the learner can see: mastery per concept (the one number,
+`learner_model.mastery.mastery_by_concept`) with the Bloom level reached, the trend of the last
+answers and the evidence (which answers moved it, newest first, with where each was given), and
+a misconception ledger across every graded answer (practice, the grading API, and any other
+source that stores evaluation events).
 
 A misconception is *open* from the first answer that showed it; a later answer on the same
 concept that scores at least CLEARED_SCORE without showing it *clears* it; showing it again
@@ -16,9 +18,9 @@ from sqlalchemy.orm import Session
 from tutorgraph.knowledge import (
     BloomLevel,
     KnowledgeBase,
+    all_domains,
     find_topic,
     misconception_description,
-    shipped_domains,
 )
 from tutorgraph.learner_model import mastery
 from tutorgraph.learner_model.decision import ALTERNATE_THRESHOLD, PROCEED_THRESHOLD
@@ -27,8 +29,26 @@ from tutorgraph.store.models import EvaluationEvent
 
 CLEARED_SCORE = PROCEED_THRESHOLD  # a later answer this good, without it, clears a misconception
 REACHED_SCORE = ALTERNATE_THRESHOLD  # a Bloom level counts as reached from this score
-TREND_ANSWERS = 5
+# The trend reads the last TREND_ANSWERS scores in the order they were given: the slope of the
+# least-squares line through them, per answer, beyond TREND_STEP either way is rising or falling
+# (over three answers: the newest at least 10 points from the oldest of them).
+TREND_ANSWERS = 3
+TREND_STEP = 0.05
+TREND_WORDS = {  # the Progress page's words for a trend
+    "new": "one answer so far",
+    "rising": "rising over your last answers",
+    "falling": "falling over your last answers",
+    "steady": "steady over your last answers",
+}
 EXCERPT_CHARS = 240
+# Where an answer was given, in the learner's words (the event's `source.kind`).
+SOURCE_WORDS = {
+    "practice": "practice",
+    "assessment": "assessment",
+    "tutor_quiz": "tutor quiz",
+    "interview": "interview",
+    "api": "graded answer",
+}
 
 
 class Evidence(BaseModel):
@@ -40,29 +60,40 @@ class Evidence(BaseModel):
     score: float
     before: float | None
     after: float | None
-    source: str
+    source: str = Field(description="Where it was given: practice, assessment, tutor quiz...")
+    source_kind: str = Field(description="The same as events name it: practice, tutor_quiz...")
+
+
+def trend_of(scores: list[float]) -> str:
+    """rising, falling or steady over the last TREND_ANSWERS scores, oldest first ('new' with
+    fewer than two): the least-squares slope per answer against TREND_STEP."""
+    recent = scores[-TREND_ANSWERS:]
+    if len(recent) < 2:
+        return "new"
+    middle = (len(recent) - 1) / 2
+    mean = sum(recent) / len(recent)
+    spread = sum((i - middle) ** 2 for i in range(len(recent)))
+    slope = sum((i - middle) * (score - mean) for i, score in enumerate(recent)) / spread
+    return "rising" if slope >= TREND_STEP else "falling" if slope <= -TREND_STEP else "steady"
 
 
 class ConceptProgress(BaseModel):
     concept: str
     title: str
     domain: str
-    mastery: float
-    bkt: float
+    mastery: float = Field(description="The one mastery number (`mastery_by_concept`).")
     attempts: int
     bloom_reached: str | None = None
-    scores: list[float] = Field(default_factory=list, exclude=True)
-    evidence: list[Evidence] = Field(default_factory=list)
+    scores: list[float] = Field(default_factory=list, exclude=True)  # oldest first
+    evidence: list[Evidence] = Field(
+        default_factory=list, description="Every graded answer on it, newest first."
+    )
 
     @computed_field  # type: ignore[prop-decorator]
     @property
     def trend(self) -> str:
         """rising, falling or steady over the last answers (or 'new' after one)."""
-        recent = self.scores[-TREND_ANSWERS:]
-        if len(recent) < 2:
-            return "new"
-        change = recent[-1] - recent[0]
-        return "rising" if change > 0.1 else "falling" if change < -0.1 else "steady"
+        return trend_of(self.scores)
 
 
 class MisconceptionEntry(BaseModel):
@@ -98,24 +129,28 @@ class LearnerModel(BaseModel):
 
 def learner_model(session: Session, *, user_id: int) -> LearnerModel:
     """Everything the Progress page shows, from the learner's own rows only."""
-    rows = {row.concept: row for row in mastery.learner_mastery(session=session, user_id=user_id)}
+    attempts = {
+        row.concept: row.attempts
+        for row in mastery.learner_mastery(session=session, user_id=user_id)
+    }
     concepts: dict[str, ConceptProgress] = {}
-    for concept, row in rows.items():
+    for concept, value in mastery.mastery_by_concept(session=session, user_id=user_id).items():
         kb = _kb(concept)
         concepts[concept] = ConceptProgress(
             concept=concept,
             title=kb.topic(concept).title if kb else concept,
             domain=kb.name if kb else "",
-            mastery=row.wma,
-            bkt=row.bkt,
-            attempts=row.attempts,
+            mastery=value,
+            attempts=attempts.get(concept, 0),
         )
     ledger: dict[tuple[str, str], MisconceptionEntry] = {}
-    for event in record.events_of(session, user_id):
+    for event in record.events_of(session, user_id):  # oldest first: the order they were given
         progress = concepts.get(event.concept)
         if progress is not None:
             _add_evidence(progress, event)
         _update_ledger(ledger, event)
+    for progress in concepts.values():
+        progress.evidence.reverse()  # shown newest first
     ordered = sorted(concepts.values(), key=_curriculum_position)
     entries = sorted(
         ledger.values(), key=lambda e: (e.status != "open", e.last_seen), reverse=False
@@ -127,6 +162,7 @@ def _add_evidence(progress: ConceptProgress, event: EvaluationEvent) -> None:
     payload = event.payload
     source = payload.get("source") or {}
     change = payload.get("mastery") or {}
+    kind = str(source.get("kind") or "api")
     progress.scores.append(event.score)
     progress.evidence.append(
         Evidence(
@@ -136,7 +172,8 @@ def _add_evidence(progress: ConceptProgress, event: EvaluationEvent) -> None:
             score=event.score,
             before=(change.get("before") or {}).get("wma"),
             after=(change.get("after") or {}).get("wma"),
-            source=str(source.get("kind") or "api"),
+            source=SOURCE_WORDS.get(kind, SOURCE_WORDS["api"]),
+            source_kind=kind,
         )
     )
     level = str(source.get("bloom_level") or "")
@@ -179,7 +216,7 @@ def _kb(concept: str) -> KnowledgeBase | None:
 
 
 def _curriculum_position(progress: ConceptProgress) -> tuple[int, int]:
-    names = list(shipped_domains())
+    names = list(all_domains())
     kb = _kb(progress.concept)
     if kb is None:
         return (len(names), 0)
