@@ -11,6 +11,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 
 import anyio.to_thread
 from fastapi import APIRouter, Depends, FastAPI
+from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
@@ -68,6 +69,18 @@ from tutorgraph.web.error_pages import error_page
 from tutorgraph.web.templating import STATIC_DIR
 
 log = logging.getLogger(__name__)
+
+FAVICON = STATIC_DIR / "favicon.svg"
+FAVICON_MAX_AGE = 86_400  # a day: browsers ask for /favicon.ico on every page otherwise
+
+
+def favicon() -> FileResponse:
+    """The site icon where browsers look for it unasked (pages also link /static/favicon.svg)."""
+    return FileResponse(
+        FAVICON,
+        media_type="image/svg+xml",
+        headers={"cache-control": f"public, max-age={FAVICON_MAX_AGE}"},
+    )
 
 
 def _load_authored(database: Database) -> int:
@@ -195,7 +208,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(create_pages.router)
     app.include_router(interview_pages.router)
     app.include_router(lti_pages.router)
-    app.include_router(pages.router)
+    app.add_api_route("/favicon.ico", favicon, methods=["GET"], include_in_schema=False)
+    app.include_router(pages.router)  # last: its /{section} answers every other path
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     install_exception_handlers(app, error_page=error_page)
     document_problems(app)

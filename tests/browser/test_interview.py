@@ -1,6 +1,7 @@
 """A mock interview in a browser: a learner starts one from a pasted resume, answers the
-interviewer (asking for the technical part), runs code in the editor, ends the interview and
-reads the scorecard; the pages fit a phone; deleting the resume deletes its interview."""
+interviewer (asking for the technical part), runs code in the code editor, ends the interview and
+reads the scorecard (the clock stops at its length); the pages fit a phone; deleting the resume
+deletes its interview; questions with code keep their lines."""
 
 from __future__ import annotations
 
@@ -12,6 +13,9 @@ from playwright.sync_api import Page, expect
 
 from tests.browser.accounts import register_and_log_in
 from tests.fakes.live_server import LiveServer
+from tutorgraph.interview.compose import say
+from tutorgraph.interview.schemas import UtteranceRequest
+from tutorgraph.knowledge import shipped_domains
 from tutorgraph.sandbox import sandbox_available
 
 pytestmark = [
@@ -137,18 +141,30 @@ def test_a_mock_interview_from_resume_to_scorecard(
     )
     expect(transcript.get_by_test_id("candidate-message")).to_have_count(3)
 
-    # The editor: Tab indents, Run shows what the program printed.
+    # The editor (CodeMirror, served by the app): it has the box's label, Tab indents, lines
+    # are numbered and Python is highlighted; the textarea it replaces follows every edit.
     code = page.get_by_label("Code", exact=True)
+    expect(code).to_have_attribute("contenteditable", "true")
+    field = page.locator("textarea#code")
     code.click()
     code.press("Tab")
-    expect(code).to_have_value("    ")
-    code.fill("print(sum(range(10)))")
+    expect(field).to_have_value("    ")
+    code.fill("def total(n):\n    return sum(range(n))\n\nprint(total(10))")
+    expect(field).to_have_value("def total(n):\n    return sum(range(n))\n\nprint(total(10))")
+    editor = page.locator(".iv-editor .code-editor")
+    expect(editor.locator(".cm-lineNumbers .cm-gutterElement", has_text="4")).to_be_visible()
+    expect(editor.locator(".tok-keyword", has_text="def")).to_be_visible()
+    expect(editor.locator(".tok-keyword", has_text="return")).to_be_visible()
     page.get_by_role("button", name="Run", exact=True).click()
     output = page.get_by_test_id("code-output")
     expect(output.get_by_test_id("code-stdout")).to_have_text(
         re.compile(r"^\s*45\s*$"), timeout=WAIT
     )
     expect(output).to_contain_text("Ran successfully")
+    # Esc then Tab leaves the editor (Tab alone indented above).
+    code.press("Escape")
+    code.press("Tab")
+    expect(code).not_to_be_focused()
 
     page.once("dialog", lambda dialog: dialog.accept())
     page.get_by_role("button", name="End interview").click()
@@ -167,13 +183,20 @@ def test_a_mock_interview_from_resume_to_scorecard(
     expect(page.get_by_role("button", name="Send", exact=True)).to_be_disabled()
     expect(page.get_by_role("button", name="End interview")).to_be_hidden()
     expect(page.get_by_test_id("status")).to_contain_text("complete")
+    expect(code).to_have_attribute("contenteditable", "false")  # the editor is read-only now
+    # The clock stopped at the interview's length, the one the scorecard states.
+    length = timer.inner_text()
+    expect(scorecard).to_contain_text(f"length {length}.")
 
     # On a 390 px phone the finished interview fits the screen's width.
     page.set_viewport_size({"width": 390, "height": 844})
     page.reload()
     expect(scorecard).to_be_visible()
     expect(transcript.get_by_test_id("candidate-message")).to_have_count(3)
+    expect(timer).to_have_text(length)  # reopened later, the same length
+    expect(scorecard).to_contain_text(f"length {length}.")
     assert page_width(page) <= 390, f"the interview is {page_width(page)} px wide on a phone"
+    page.get_by_role("button", name="Menu").click()  # the navigation folds away on a phone
     page.get_by_role("navigation", name="Main").get_by_role("link", name="Interview").click()
     expect(page.get_by_test_id("interviews")).to_contain_text("complete")
     assert page_width(page) <= 390, f"/interview is {page_width(page)} px wide on a phone"
@@ -187,3 +210,46 @@ def test_a_mock_interview_from_resume_to_scorecard(
     expect(resumes).to_have_count(0, timeout=WAIT)
     expect(page.get_by_test_id("no-resumes")).to_have_text("No resumes stored.")
     expect(page.get_by_test_id("no-interviews")).to_have_text("No interviews yet.")
+
+
+def test_questions_with_code_keep_their_lines(page: Page, live_server: LiveServer) -> None:
+    """Every knowledge-base question with code, as the interviewer asks it, shows its code as a
+    block with its lines (the pytest question's code once ran together on one line)."""
+    asked = [
+        say(
+            UtteranceRequest(
+                kind="technical",
+                role="Dev",
+                level="mid",
+                kb_question=question.text,
+                topic_title=topic.title,
+            )
+        )
+        for kb in shipped_domains().values()
+        for topic in kb.domain.topics
+        for question in topic.questions
+        if "\n    " in question.text or "```" in question.text
+    ]
+    assert len(asked) >= 10
+    register_and_log_in(page, live_server.url, name="Maya", email="maya@example.org")
+    page.goto(live_server.url + "/interview")
+    page.get_by_label("Or paste your resume").fill(RESUME)
+    page.get_by_role("button", name="Start interview").click()
+    expect(page.get_by_test_id("interviewer-message").first).to_be_visible(timeout=WAIT)
+    shown: list[list[str]] = page.evaluate(
+        """(texts) => texts.map((text) => {
+             const box = document.createElement('div');
+             box.innerHTML = window.tutorgraphMarkdown.markdown(text);
+             return [...box.querySelectorAll('pre code')].map((c) => c.textContent);
+           })""",
+        asked,
+    )
+    for text, blocks in zip(asked, shown, strict=True):
+        code_lines = [
+            line[4:] for line in text.splitlines() if line.startswith("    ") and line.strip()
+        ]
+        if not code_lines:
+            continue  # fenced code: its lines are the fence's
+        lines = "\n".join(blocks).splitlines()
+        missing = [line for line in code_lines if line not in lines]
+        assert not missing, f"lost or run together in {text[:60]!r}: {missing}"

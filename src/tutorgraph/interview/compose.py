@@ -155,11 +155,14 @@ def _clarify(r: UtteranceRequest) -> str:
             "One real example is plenty, and rough numbers are fine."
         )
     if r.previous_question:
-        return (
-            "Sure, let me put it another way. The question was: "
-            f"\u201c{r.previous_question.strip()}\u201d Tell me what you know about it, even "
-            "partly; a small code example in the editor counts too."
+        question = r.previous_question.strip()
+        ask = (
+            "Tell me what you know about it, even partly; a small code example in the editor "
+            "counts too."
         )
+        if "\n" in question:  # a question with code: quoted as its own block, lines kept
+            return f"Sure, let me put it another way. The question was:\n\n{question}\n\n{ask}"
+        return f"Sure, let me put it another way. The question was: \u201c{question}\u201d {ask}"
     return "Sure: tell me about your background, in whatever order suits you."
 
 

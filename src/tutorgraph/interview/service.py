@@ -436,7 +436,8 @@ class InterviewService:
                 fresh = stored.interview_by_id(session, row.id)
                 if fresh is None:
                     raise NotFoundError(f"no interview {row.id}")
-                fresh.updated_at = utcnow()
+                # On the interview's clock: a finished one lasted updated_at - created_at.
+                fresh.updated_at = datetime.fromtimestamp(self.context.clock(), UTC)
                 if done and fresh.status != "complete":
                     fresh.status = "complete"
                     fresh.scorecard = dict(values["scorecard"] or {})
@@ -543,10 +544,13 @@ def _view(row: Interview, values: InterviewState, *, now: float) -> InterviewVie
     exploration = values.get("resume_exploration", {})
     box = values.get("sandbox") or {"submissions": [], "signals": []}
     created = _aware(row.created_at)
+    # A finished interview's clock stopped when it finished (its row is not touched after that):
+    # the page's timer and the scorecard's length both show this, however late it is reopened.
+    until = _aware(row.updated_at).timestamp() if row.status == "complete" else now
     return InterviewView(
         **_summary(row).model_dump(),
         phase=values.get("phase", "intro"),
-        elapsed_seconds=max(0, int(now - created.timestamp())),
+        elapsed_seconds=max(0, int(until - created.timestamp())),
         messages=[MessageView(**m) for m in values.get("conversation_history", [])],
         current_question=values.get("current_question"),
         coverage=Coverage(

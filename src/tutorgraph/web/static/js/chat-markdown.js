@@ -1,8 +1,9 @@
 /* The tutor chat's small, safe markdown: HTML is escaped before any markup is added. Inline
    code, $maths$ (typeset later by rich-content.js), bold, italics, links to safe URLs, and
    "(Source: ...)" citations that `cite(path)` can turn into links to a heading id; blocks:
-   fences (```mermaid too), $$maths$$, headings, lists, quotes and tables (a `|` header row, a
-   `|---|` separator, then rows; scrolled sideways inside their own box on a narrow screen). */
+   fences (```mermaid too), code indented by four spaces or a tab after a blank line (kept line
+   for line, as CommonMark does), $$maths$$, headings, lists, quotes and tables (a `|` header row,
+   a `|---|` separator, then rows; scrolled sideways inside their own box on a narrow screen). */
 window.tutorgraphMarkdown = (function () {
   "use strict";
   function escapeHtml(s) {
@@ -57,6 +58,7 @@ window.tutorgraphMarkdown = (function () {
     var lines = text.split("\n");
     var i = 0;
     var para = [];
+    var INDENTED = /^( {4}|\t)/;
     function flush() {
       if (para.length) out.push("<p>" + inline(para.join(" "), cite) + "</p>");
       para = [];
@@ -86,6 +88,17 @@ window.tutorgraphMarkdown = (function () {
           i++;
         }
         out.push('<div class="math">' + math.join("\n") + "</div>");
+        continue;
+      }
+      // Indented code: it cannot interrupt a paragraph (a wrapped line is not code).
+      if (!para.length && INDENTED.test(line) && line.trim()) {
+        var code = [];
+        while (i < lines.length && (INDENTED.test(lines[i]) || !lines[i].trim())) {
+          code.push(lines[i].replace(INDENTED, ""));
+          i++;
+        }
+        while (code.length && !code[code.length - 1].trim()) code.pop();
+        out.push('<pre><code class="language-text">' + code.join("\n") + "</code></pre>");
         continue;
       }
       var heading = line.match(/^(#{1,4})\s+(.*)$/);

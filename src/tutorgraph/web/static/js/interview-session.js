@@ -376,7 +376,9 @@
   var recognizer = null;
 
   function plain(text) {
-    return text.replace(/```[\s\S]*?```/g, " (code on screen) ").replace(/[`*_#>|]/g, "").trim();
+    return text.replace(/```[\s\S]*?```/g, " (code on screen) ")
+      .replace(/(^|\n\n)(?: {4}|\t).*(?:\n(?: {4}|\t).*|\n[ \t]*(?=\n(?: {4}|\t)))*/g, "$1(code on screen)")  // indented code
+      .replace(/[`*_#>|]/g, "").trim();
   }
   function say(text) {
     if (!synth || !readAloud.checked || !text) return;
