@@ -1,11 +1,21 @@
-"""How counts read in user-facing sentences: "1 gap", "3 gaps", never "3 gap(s)"."""
+"""How numbers and terms read in user-facing sentences: "1 gap", "3 gaps" (never "3 gap(s)"),
+a share as a whole percentage, and one sentence for each term several pages show."""
 
 from __future__ import annotations
+
+import math
 
 
 def counted(number: int, noun: str, plural: str | None = None) -> str:
     """`number` and the noun in the right number (`plural` when adding "s" is wrong)."""
     return f"{number} {noun if number == 1 else plural or noun + 's'}"
+
+
+def percent(share: float) -> str:
+    """A share in [0, 1] (mastery, a score, readiness) as a whole percentage, rounded down, so
+    that a number short of a line never reads as having reached it (0.695 against 0.7 is "69%",
+    not "70%"). Every page and message formats shares with this one function."""
+    return f"{math.floor(round(share * 100, 6))}%"
 
 
 # One sentence each for the terms a learner meets on several pages; every page that shows a Bloom

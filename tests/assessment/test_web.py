@@ -8,9 +8,9 @@ from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 
 from tests.conftest import register_and_login
-from tutorgraph.assessment.gaps import percent
 from tutorgraph.knowledge import get_domain
 from tutorgraph.web.knowledge_svg import confidence_colours
+from tutorgraph.wording import percent
 
 HTML = {"accept": "text/html"}
 

@@ -7,8 +7,8 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.browser.accounts import register_and_log_in
 from tests.browser.chat import page_overflow
-from tests.browser.test_next_step import sign_up as register_and_log_in
 from tests.fakes.live_server import LiveServer
 from tutorgraph.knowledge import get_domain
 

@@ -10,6 +10,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.browser.accounts import register_and_log_in
 from tests.browser.chat import page_overflow
 from tests.fakes.live_server import LiveServer
 from tutorgraph.knowledge import get_domain
@@ -18,16 +19,6 @@ pytestmark = pytest.mark.browser
 
 TOPIC = get_domain("python").topic("python-data-model")
 WIDTHS = (1280, 390)
-
-
-def sign_up(page: Page, base: str, *, name: str = "Lin", email: str = "lin@example.org") -> None:
-    """Register through the page: registering signs the learner in and lands on home."""
-    page.goto(base + "/register")
-    page.get_by_label("Name").fill(name)
-    page.get_by_label("Email").fill(email)
-    page.get_by_label("Password").fill("plenty long enough")
-    page.get_by_role("button", name="Register").click()
-    expect(page.get_by_test_id("current-user")).to_have_text(name)
 
 
 def reference_for(page: Page) -> str:
@@ -63,7 +54,7 @@ def test_result_home_and_continue_show_one_step(
 ) -> None:
     base = seeded_server.url
     page.set_viewport_size({"width": width, "height": 900})
-    sign_up(page, base)
+    register_and_log_in(page, base)
     expect(page).to_have_url(base + "/")
     expect(page.get_by_test_id("welcome")).to_have_text("Welcome, Lin")  # the first visit
 
@@ -102,7 +93,7 @@ def test_a_round_that_showed_a_gap_ends_with_the_tutor_who_speaks_first(
     page: Page, seeded_server: LiveServer
 ) -> None:
     base = seeded_server.url
-    sign_up(page, base)
+    register_and_log_in(page, base)
     start_round(page, base)
     for attempt in ("second try", "third try"):
         answer(page, "no idea")

@@ -16,8 +16,8 @@ from playwright.sync_api import Page, expect
 
 from tests.browser.accounts import register_and_log_in
 from tests.fakes.live_server import LiveServer
-from tutorgraph.assessment.gaps import percent
 from tutorgraph.knowledge import get_domain
+from tutorgraph.wording import percent
 
 pytestmark = pytest.mark.browser
 

@@ -5,7 +5,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.test_next_step import sign_up as register_and_log_in
+from tests.browser.accounts import register_and_log_in
 from tests.fakes.live_server import LiveServer
 from tutorgraph.knowledge import get_domain
 
@@ -24,6 +24,9 @@ def test_one_full_practice_round(page: Page, live_server: LiveServer) -> None:
     page.get_by_role("button", name="Start practising").click()
     topic = get_domain("python").topic("iterators-generators")
     answers = {_opening(q.text): q.reference_answer for q in topic.questions}
+    runs_code = {_opening(q.text) for q in topic.questions if q.checks and q.checks.cases}
+    assert runs_code, "the topic has a question whose answer is run"
+    edited = 0
 
     # A blank answer is refused with the reason; the question is still there.
     page.get_by_label("Your answer").fill("  ?  ")
@@ -40,6 +43,13 @@ def test_one_full_practice_round(page: Page, live_server: LiveServer) -> None:
         text = _opening(page.get_by_test_id("question-text").inner_text())
         heading = page.get_by_role("heading", name=re.compile("^Question")).inner_text()
         weak = answered in (1, 4) and "try" not in heading
+        # a question whose answer is run gets a code editor (line numbers, highlighting); the
+        # answer box is still the form's field, filled through the editor
+        editor = page.locator("#question .cm-editor")
+        expect(editor).to_have_count(1 if text in runs_code else 0)
+        if text in runs_code:
+            expect(editor.locator(".cm-lineNumbers")).to_be_visible()
+            edited += 1
         page.get_by_label("Your answer").fill("no idea" if weak else answers[text])
         page.get_by_role("button", name="Submit answer").click()
         answered += 1
@@ -86,6 +96,7 @@ def test_one_full_practice_round(page: Page, live_server: LiveServer) -> None:
     # seven answers (two retries), five questions
     expect(page.get_by_test_id("round-progress")).to_have_text("5 of 5 answered")
     assert answered == 7
+    assert edited >= 1, "no question of the round offered the code editor"
     expect(page.get_by_role("status")).to_contain_text("Round complete")
     page.reload()
     tries = page.get_by_test_id("answered-item").filter(has_text="second try")

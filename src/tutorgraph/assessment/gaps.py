@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 
 from tutorgraph.assessment.state import (
@@ -105,12 +104,6 @@ def enrich(
     ]
     enriched.sort(key=lambda g: (PRIORITY_ORDER.index(g["priority"]), -g["gap"]))
     return {"overall_readiness": readiness, "summary": summary, "gaps": enriched}
-
-
-def percent(confidence: float) -> str:
-    """A confidence as a whole percentage, rounded down, so that a topic short of its target
-    never reads as having reached it (0.695 against 0.7 is "69%", not "70%")."""
-    return f"{math.floor(round(confidence * 100, 6))}%"
 
 
 def offline_recommendation(topic: Topic, gap: GapNode) -> str:

@@ -22,7 +22,6 @@ from rich.panel import Panel
 from rich.progress_bar import ProgressBar
 from rich.table import Table
 
-from tutorgraph.assessment.gaps import percent
 from tutorgraph.assessment.service import AssessmentReport, AssessmentService, AssessmentView
 from tutorgraph.cli._answers import next_answer, read_answers
 from tutorgraph.cli._console import console, err_console
@@ -34,7 +33,7 @@ from tutorgraph.settings import Settings, load_settings
 from tutorgraph.store import migrate, users
 from tutorgraph.store.checkpoints import open_checkpointer
 from tutorgraph.store.db import Database
-from tutorgraph.wording import counted
+from tutorgraph.wording import counted, percent
 
 EXIT_UNFINISHED = 1
 FINISH_COMMAND = "/finish"  # typed (or listed in --answers) instead of an answer: finish now

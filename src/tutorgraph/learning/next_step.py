@@ -31,7 +31,6 @@ a strong answer is never told it fell apart, whatever the decision.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -45,7 +44,7 @@ from tutorgraph.learner_model.decision import ALTERNATE_THRESHOLD, PROCEED_THRES
 from tutorgraph.practice import MAX_ATTEMPTS, question_label
 from tutorgraph.text.stopwords import ANSWER_STOPWORDS
 from tutorgraph.text.tokens import words
-from tutorgraph.wording import BLOOM_LEVEL
+from tutorgraph.wording import BLOOM_LEVEL, percent
 
 StepKind = Literal["retry", "tutor", "remediate", "practice", "lesson", "review"]
 
@@ -181,15 +180,14 @@ def plan(graded: Graded, kb: KnowledgeBase | None, situation: Situation) -> Step
 
 def how_it_went(score: float) -> str:
     """The answer's score in words that never contradict it."""
-    # rounded down, as the pages show scores (`percent`): never a higher figure than the result's
-    percent = f"{math.floor(round(score * 100, 6))}%"
+    shown = percent(score)  # as every page shows a score
     if score >= PROCEED_THRESHOLD:
-        return f"A strong answer ({percent})."
+        return f"A strong answer ({shown})."
     if score >= ALTERNATE_THRESHOLD:
-        return f"Close ({percent}): most of the idea is there."
+        return f"Close ({shown}): most of the idea is there."
     if score >= PART_RIGHT_FROM:
-        return f"Part of it is there ({percent})."
-    return f"That answer missed the main idea ({percent})."
+        return f"Part of it is there ({shown})."
+    return f"That answer missed the main idea ({shown})."
 
 
 def _decide(graded: Graded, kb: KnowledgeBase, topic: Topic, situation: Situation) -> Step:
@@ -488,7 +486,7 @@ def _remediate(graded: Graded, topic: Topic, weakest: Topic, situation: Situatio
         title=f"Shore up {weakest.title} first",
         reason=(
             f"{how_it_went(graded.score)} {topic.title} builds on {weakest.title}, and that is "
-            f"where the gap is (mastery {round(100 * situation.mastery.get(weakest.id, 0.0))}%)."
+            f"where the gap is (mastery {percent(situation.mastery.get(weakest.id, 0.0))})."
             + (f" Read “{lesson.title}”, then practise it." if lesson else " Practise it first.")
         ),
         target=target,

@@ -176,9 +176,7 @@ def _situation(
     kb: KnowledgeBase | None,
     review_due: datetime | None,
 ) -> Situation:
-    known = {
-        row.concept: row.wma for row in mastery.learner_mastery(session=session, user_id=user.id)
-    }
+    known = mastery.mastery_by_concept(session=session, user_id=user.id)
     lessons = {
         concept: LessonRef(links[0].title, links[0].url)
         for concept, links in courses.lessons_by_concept(session=session, user=user).items()
@@ -296,9 +294,7 @@ def next_activity(session: Session, *, user: User, now: datetime) -> NextActivit
             title=f"Review {titles[0]}" + (f" and {len(due) - 1} more" if len(due) > 1 else ""),
             reason="Spaced review: these are due today, before you forget them.",
         )
-    known = {
-        row.concept: row.wma for row in mastery.learner_mastery(session=session, user_id=user.id)
-    }
+    known = mastery.mastery_by_concept(session=session, user_id=user.id)
     for kb in shipped_domains().values():
         following = next_step.next_concept(kb, "", known)
         if following is not None:

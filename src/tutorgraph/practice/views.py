@@ -9,6 +9,8 @@ from typing import Any
 from pydantic import BaseModel
 from sqlalchemy.orm import Session
 
+from tutorgraph.errors import NotFoundError
+from tutorgraph.knowledge import get_domain
 from tutorgraph.practice.rounds import Progress, can_retry, open_round
 
 
@@ -22,6 +24,9 @@ class QuestionOut(BaseModel):
     hint: str = ""  # the path planner's nudge on a question asked again
     number: int = 1  # which question of the round (its attempts share one number)
     label: str = ""  # "Question 2 of 5 · second try"
+    # the language of the code the question's checks run (python, sql, toml, json), so the page
+    # offers a code editor; None when the answer is prose or worked numbers
+    code_language: str | None = None
 
 
 class AnsweredOut(QuestionOut):
@@ -57,7 +62,19 @@ def _question(progress: Progress, q: Any) -> QuestionOut:
         type=str(q.payload.get("type", "")),
         attempt=int(q.payload.get("attempt", 1)),
         hint=str(q.payload.get("hint", "")),
+        code_language=code_language(progress, q.source_id),
     )
+
+
+def code_language(progress: Progress, question_id: str) -> str | None:
+    """The language a question's answer is run in, when its checks run code."""
+    try:
+        topic = get_domain(progress.session.domain).topics.get(progress.session.topic)
+    except NotFoundError:
+        return None
+    question = topic.question(question_id) if topic is not None else None
+    checks = question.checks if question is not None else None
+    return checks.language if checks is not None and checks.cases else None
 
 
 def round_out(progress: Progress) -> RoundOut:

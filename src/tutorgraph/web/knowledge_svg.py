@@ -10,9 +10,9 @@ import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from tutorgraph.assessment.gaps import percent
 from tutorgraph.assessment.service import AssessmentReport
 from tutorgraph.knowledge import KnowledgeBase
+from tutorgraph.wording import percent
 
 BOX_W, BOX_H = 208, 62
 GAP_X, GAP_Y = 64, 22

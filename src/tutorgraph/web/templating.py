@@ -12,11 +12,10 @@ from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 from markupsafe import Markup, escape
 
-from tutorgraph.assessment.gaps import percent
 from tutorgraph.content.rendering import render_markdown
 from tutorgraph.http.csrf import attach_csrf_cookie, page_token
 from tutorgraph.store.models import User
-from tutorgraph.wording import BLOOM_LEVEL, EXPLAIN, counted
+from tutorgraph.wording import BLOOM_LEVEL, EXPLAIN, counted, percent
 
 WEB_DIR = Path(__file__).parent
 STATIC_DIR = WEB_DIR / "static"

@@ -128,8 +128,13 @@ async def grade(
 
 class MasteryRow(BaseModel):
     concept: str
-    wma: float
-    bkt: float
+    wma: float = Field(
+        description="Your mastery, the one number every page shows (docs/mastery.md)."
+    )
+    bkt: float = Field(
+        description="Knowledge tracing's P(known), kept for instructors' model fits; not a "
+        "second mastery, and no page shows it to a learner."
+    )
     attempts: int
     updated_at: datetime
 

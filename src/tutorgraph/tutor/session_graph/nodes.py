@@ -25,6 +25,7 @@ from tutorgraph.tutor.quiz_grading import (
 )
 from tutorgraph.tutor.session_graph.router import action_for, quiz_after
 from tutorgraph.tutor.session_graph.state import SessionState
+from tutorgraph.wording import percent
 
 Explain = Callable[[str], Awaitable[str]]
 Update = dict[str, Any]
@@ -123,7 +124,7 @@ async def gap_analysis(state: SessionState, config: RunnableConfig) -> Update:
     elif not weak:
         text = "Your mastery is solid on every concept of this lesson. Try a quiz to confirm it."
     else:
-        listed = "\n".join(f"- {c}: {m:.0%} mastery" for c, m in weak)
+        listed = "\n".join(f"- {c}: {percent(m)} mastery" for c, m in weak)
         text = f"Here is what to work on next, weakest first:\n\n{listed}"
     update = _say(state, text)
     update["review"] = sorted({*state.get("review", []), *(c for c, _ in weak)})
@@ -192,7 +193,8 @@ def _grade(
                 score=1.0 if correct else 0.0,
                 kind="multiple_choice",
             )
-            move = f" (mastery of {concept}: {change.before.wma:.0%} → {change.after.wma:.0%})"
+            before, after = percent(change.before.wma), percent(change.after.wma)
+            move = f" (mastery of {concept}: {before} → {after})"
         else:
             move = " (only your first answer to a card counts: mastery unchanged)"
     right = f"{chr(65 + card.correct_index)}. {card.options[card.correct_index]}"
