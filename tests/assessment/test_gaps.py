@@ -10,12 +10,12 @@ from tutorgraph.assessment.gaps import (
     not_assessed,
     offline_recommendation,
     overall_readiness,
-    percent,
     priority,
 )
 from tutorgraph.assessment.knowledge_map import empty_graph, merge_evaluation
 from tutorgraph.assessment.state import EvaluationRecord, GapNode, KnowledgeGraphState
 from tutorgraph.knowledge import get_domain
+from tutorgraph.wording import percent
 
 
 def _evaluation(topic: str, confidence: float, level: str, *evidence: str) -> EvaluationRecord:

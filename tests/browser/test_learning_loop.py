@@ -101,10 +101,6 @@ def test_wrong_retry_alternate_then_right_and_its_progress(
         assert page_overflow(page)["width"] <= 390, path
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="tutor-chat.js opens a tutor-led conversation on ?focus= (change asked for in 0047)",
-)
 def test_another_explanation_on_a_phone_shows_the_tutor_pane(
     page: Page, seeded_server: LiveServer
 ) -> None:
@@ -121,3 +117,12 @@ def test_another_explanation_on_a_phone_shows_the_tutor_pane(
     expect(log.get_by_test_id("user-message")).to_have_count(0)
     expect(page.get_by_role("tab", name="Tutor")).to_have_attribute("aria-selected", "true")
     expect(log.get_by_test_id("assistant-message").last).not_to_be_empty()
+    expect(page.get_by_role("button", name="Send", exact=True)).to_be_enabled()
+    expect(log.get_by_test_id("assistant-message")).to_have_count(1)
+    expect(log.get_by_test_id("user-message")).to_have_count(0)
+    # the request left the address: a reload opens the conversation, not a second one
+    assert "focus=" not in page.url
+    page.reload()
+    expect(
+        page.get_by_role("log", name="Conversation").get_by_test_id("user-message")
+    ).to_have_count(0)

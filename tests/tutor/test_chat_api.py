@@ -229,3 +229,41 @@ def test_stream_type_is_documented_in_openapi(client: TestClient) -> None:
     spec = client.get("/openapi.json").json()
     for path in ("/api/v1/tutor/chat", "/api/v1/explore/chat"):
         assert "text/event-stream" in spec["paths"][path]["post"]["responses"]["200"]["content"]
+
+
+def test_the_tutor_opens_a_conversation_on_a_concept_without_a_learner_message(
+    client: TestClient, settings: Settings
+) -> None:
+    """The learning path's "see it explained another way": the tutor speaks first, in the mode
+    asked for, and the conversation holds no message the learner did not write."""
+    headers = register_and_login(client)
+    lesson = lesson_id(settings)
+
+    stream = chat(client, headers, "", lesson_id=lesson, focus="self-attention", mode="analogy")
+
+    assert stream.status == 200 and stream.of("done") == [{"type": "done"}]
+    assert "attention" in stream.text.lower()
+    opened = client.get(f"/api/v1/tutor/sessions/{stream.session_id}", headers=headers).json()
+    assert [m["role"] for m in opened["messages"]] == ["assistant"]
+    assert opened["messages"][0]["content"] == stream.text
+
+    # the learner answers it: the conversation goes on from the tutor's opening
+    again = chat(
+        client, headers, "why divide by sqrt(d_k)?", lesson_id=lesson, session_id=stream.session_id
+    )
+    assert again.status == 200
+    roles = client.get(f"/api/v1/tutor/sessions/{stream.session_id}", headers=headers).json()
+    assert [m["role"] for m in roles["messages"]] == ["assistant", "user", "assistant"]
+
+
+def test_an_opening_is_refused_with_a_message_a_session_or_another_lessons_concept(
+    client: TestClient, settings: Settings
+) -> None:
+    headers = register_and_login(client)
+    lesson = lesson_id(settings)
+    with_message = chat(client, headers, "hello", lesson_id=lesson, focus="self-attention")
+    assert with_message.status == 422
+    elsewhere = chat(client, headers, "", lesson_id=lesson, focus="decorators")
+    assert elsewhere.status == 422
+    empty = chat(client, headers, "", lesson_id=lesson)
+    assert empty.status == 422

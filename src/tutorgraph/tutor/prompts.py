@@ -268,3 +268,9 @@ STEP_LIMIT_NOTICE = (
     "\n\n_(I stopped after {steps} rounds of looking things up. Ask again, more narrowly, if you "
     "need more.)_"
 )
+
+
+# What the model is asked when the tutor opens a conversation itself (the path planner's "see it
+# explained another way"): a request on the learner's behalf that is never shown or stored as
+# something the learner said.
+TUTOR_OPENS_ON = "Explain {concept}."

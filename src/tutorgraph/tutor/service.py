@@ -15,13 +15,15 @@ import logging
 import threading
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager, nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 import anyio
 from sqlalchemy.orm import Session
 
 from tutorgraph.content.retrieval import SearchIndexes
+from tutorgraph.errors import InputError
+from tutorgraph.knowledge import find_topic
 from tutorgraph.llm import ErrorEvent, Message, Model, TextDelta, ToolSpec
 from tutorgraph.settings import Settings
 from tutorgraph.store import courses
@@ -38,7 +40,7 @@ from tutorgraph.tutor.context import (
     build_lesson_context,
 )
 from tutorgraph.tutor.offline_tutor import EXPLORE_AGENT, TUTOR_AGENT
-from tutorgraph.tutor.prompts import select_prompt
+from tutorgraph.tutor.prompts import TUTOR_OPENS_ON, select_prompt
 from tutorgraph.tutor.quiz_grading import register_card
 from tutorgraph.tutor.quiz_stream import QuizStream
 from tutorgraph.tutor.tool_handlers import ToolExecutor
@@ -61,6 +63,9 @@ class TurnRequest:
     mode: Mode = "default"
     session_id: str | None = None
     lesson_id: int | None = None
+    # a concept of the lesson the tutor opens a new conversation on, itself: no learner message
+    # is stored or shown (the path planner's "see it explained another way")
+    focus: str | None = None
 
 
 @dataclass(frozen=True)
@@ -97,6 +102,8 @@ def prepare_turn(*, database: Database, settings: Settings, request: TurnRequest
             existing, history, context = _read_lesson_chat(session, request)
         else:
             existing, history, context = _read_explore_chat(session, request)
+    if request.focus is not None:
+        request = _opening(request, context, existing)
     session_id = existing or new_uuid()
     with writing(database) as session:
         if request.kind == "tutor":
@@ -109,14 +116,15 @@ def prepare_turn(*, database: Database, settings: Settings, request: TurnRequest
                     lesson_id=request.lesson_id,
                     first_message=request.message,
                 )
-            sessions.add_tutor_message(
-                session=session,
-                chat_id=session_id,
-                user_id=request.user_id,
-                lesson_id=request.lesson_id,
-                role="user",
-                content=request.message,
-            )
+            if request.focus is None:  # the tutor's own opening has no learner message
+                sessions.add_tutor_message(
+                    session=session,
+                    chat_id=session_id,
+                    user_id=request.user_id,
+                    lesson_id=request.lesson_id,
+                    role="user",
+                    content=request.message,
+                )
             reply_id = sessions.add_tutor_message(
                 session=session,
                 chat_id=session_id,
@@ -153,6 +161,17 @@ def prepare_turn(*, database: Database, settings: Settings, request: TurnRequest
     system = select_prompt(context, [tool.name for tool in tools])
     messages = [Message.system(system), *history, Message.user(request.message)]
     return PreparedTurn(request, session_id, reply_id, context, messages, tools)
+
+
+def _opening(request: TurnRequest, context: TutorContext, existing: str | None) -> TurnRequest:
+    """The request the tutor answers when it opens a new lesson conversation on a concept."""
+    if request.kind != "tutor" or existing is not None:
+        raise InputError("focus: the tutor opens only a new conversation in a lesson")
+    if request.focus not in context.concepts:
+        raise InputError(f"focus: {request.focus!r} is not a concept of this lesson")
+    found = find_topic(request.focus)
+    title = found[0].topic(request.focus).title if found else request.focus.replace("-", " ")
+    return replace(request, message=TUTOR_OPENS_ON.format(concept=title))
 
 
 def _read_lesson_chat(

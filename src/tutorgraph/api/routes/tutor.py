@@ -10,7 +10,7 @@ from typing import Any
 
 from fastapi import APIRouter, FastAPI, Request, Response
 from fastapi.responses import StreamingResponse
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 from sqlalchemy.orm import Session
 
 from tutorgraph.api.openapi_problems import problem_responses
@@ -55,6 +55,23 @@ class ExploreChatIn(BaseModel):
 
 class TutorChatIn(ExploreChatIn):
     lesson_id: DbId
+    message: str = Field(
+        default="",
+        description="At most `limits.max_message_chars` characters; empty only with `focus`.",
+    )
+    focus: str | None = Field(
+        default=None,
+        max_length=200,
+        description="A concept of the lesson: the tutor opens a new conversation on it, in "
+        "`mode`, with no message from the learner (the learning path's 'see it explained "
+        "another way').",
+    )
+
+    @model_validator(mode="after")
+    def _message_or_focus(self) -> TutorChatIn:
+        if self.focus is not None and (self.message.strip() or self.session_id):
+            raise ValueError("focus opens a new conversation: send it without a message")
+        return self
 
 
 class MessageOut(BaseModel):
@@ -118,9 +135,10 @@ async def _stream(
     request: Request, runtime: TutorRuntime, settings: SettingsDep, turn: TurnRequest
 ) -> StreamingResponse:
     text = turn.message.strip()
-    if not text:
+    if not text and turn.focus is None:
         raise InputError("message: must not be empty")
-    check_message(settings=settings, text=text)
+    if text:
+        check_message(settings=settings, text=text)
     chat_id, events = await runtime.start(
         TurnRequest(
             kind=turn.kind,
@@ -129,6 +147,7 @@ async def _stream(
             mode=turn.mode,
             session_id=turn.session_id,
             lesson_id=turn.lesson_id,
+            focus=turn.focus,
         ),
         model=request.app.state.model,
     )
@@ -143,6 +162,7 @@ def _turn(kind: Kind, user: User, body: ExploreChatIn, lesson_id: int | None) ->
         mode=body.mode,
         session_id=body.session_id,
         lesson_id=lesson_id,
+        focus=body.focus if isinstance(body, TutorChatIn) else None,
     )
 
 

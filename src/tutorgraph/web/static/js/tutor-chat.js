@@ -429,14 +429,16 @@
     log.scrollTop = Math.max(0, question.offsetTop - gap);
   }
 
-  async function send(text) {
+  // `focus` (a concept of the lesson): the tutor opens a new conversation on it itself, so
+  // there is no learner message to show or send.
+  async function send(text, focus) {
     if (controller) return;
-    var asked = addMessage("user", text);
+    var asked = focus ? null : addMessage("user", text);
     var reply = addMessage("assistant", "");
-    revealExchange(asked.msg, reply.msg);
+    revealExchange(asked ? asked.msg : reply.msg, reply.msg);
     controller = new AbortController();
     setBusy(true);
-    var body = { message: text, mode: mode };
+    var body = focus ? { focus: focus, mode: mode } : { message: text, mode: mode };
     if (sessionId) body.session_id = sessionId;
     if (kind === "tutor") body.lesson_id = lessonId;
     var acc = "";
@@ -597,19 +599,20 @@
   });
   var newBtn = root.querySelector(".new-chat");
   if (newBtn) newBtn.addEventListener("click", newChat);
-  // The path planner's "explain it another way" opens the page with ?mode=…&ask=…: a new
-  // conversation in that teaching mode, asked at once; the query then leaves the address, so a
-  // reload does not ask again.
+  // The path planner's "see it explained another way" opens the page with ?mode=…&focus=…: the
+  // tutor opens a new conversation on that concept in that teaching mode, itself (nothing is
+  // said in the learner's name); the query then leaves the address, so a reload does not open
+  // it again.
   var params = new URLSearchParams(window.location.search);
-  var askNow = params.get("ask");
+  var focusNow = kind === "tutor" ? params.get("focus") : null;
   var askMode = params.get("mode");
   if (askMode) {
     root.querySelectorAll(".chip.mode").forEach(function (c) {
       if (c.dataset.mode === askMode) c.click();
     });
   }
-  if (askNow) {
-    params.delete("ask");
+  if (focusNow) {
+    params.delete("focus");
     params.delete("mode");
     var rest = params.toString();
     window.history.replaceState(null, "", window.location.pathname + (rest ? "?" + rest : "") + window.location.hash);
@@ -619,7 +622,7 @@
     document.addEventListener("DOMContentLoaded", function () {
       if (typeof window.tutorgraphShowPane === "function") window.tutorgraphShowPane("tutor");
     });
-    send(askNow.slice(0, 500));
+    send("", focusNow.slice(0, 200));
   } else if (root.dataset.sessionId) openSession(root.dataset.sessionId); // the lesson's last chat
   else loadHistory();
 
