@@ -104,6 +104,8 @@ def prepare_turn(*, database: Database, settings: Settings, request: TurnRequest
             existing, history, context = _read_explore_chat(session, request)
     if request.focus is not None:
         request = _opening(request, context, existing)
+    elif not request.message.strip():
+        raise InputError("message: must not be empty")
     session_id = existing or new_uuid()
     with writing(database) as session:
         if request.kind == "tutor":

@@ -15,7 +15,6 @@ from sqlalchemy.orm import Session
 
 from tutorgraph.api.openapi_problems import problem_responses
 from tutorgraph.api.sse import sse_response
-from tutorgraph.errors import InputError
 from tutorgraph.http.deps import CurrentUser, DatabaseDep, RuntimeDep, SessionDep, SettingsDep
 from tutorgraph.http.unit_of_work import UnitOfWorkRoute
 from tutorgraph.ids import DbId
@@ -135,9 +134,7 @@ async def _stream(
     request: Request, runtime: TutorRuntime, settings: SettingsDep, turn: TurnRequest
 ) -> StreamingResponse:
     text = turn.message.strip()
-    if not text and turn.focus is None:
-        raise InputError("message: must not be empty")
-    if text:
+    if text:  # an empty one is refused once the lesson is known to be yours (prepare_turn)
         check_message(settings=settings, text=text)
     chat_id, events = await runtime.start(
         TurnRequest(
