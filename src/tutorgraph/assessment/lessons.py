@@ -20,7 +20,6 @@ Either way the linked lesson's concepts include the topic."""
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import pairwise
@@ -29,17 +28,10 @@ from markdown_it import MarkdownIt
 
 from tutorgraph.content.rendering import heading_anchor
 from tutorgraph.knowledge import Topic
+from tutorgraph.text.stemming import content_stems
 
-# Words that say nothing of what a heading is about ("Type hints and static checking").
-_STOPWORDS = frozenset(
-    {
-        *("a", "an", "and", "the", "of", "in", "on", "for", "to", "with", "by", "from"),
-        *("vs", "versus", "what", "how", "why", "is", "are", "your", "its"),
-    }
-)
 # The share of a topic title's content words a heading must have to be the topic's section.
 SECTION_SHARE = 0.5
-_WORD = re.compile(r"[a-z0-9]+")
 _headings_parser = MarkdownIt("commonmark")
 
 
@@ -121,10 +113,5 @@ def _section(title: str, markdown: str) -> tuple[str, str] | None:
 
 
 def _words(text: str) -> set[str]:
-    """Content words, a plural's final s dropped ("hints" is "hint")."""
-    words = set()
-    for word in _WORD.findall(text.lower()):
-        if word in _STOPWORDS:
-            continue
-        words.add(word[:-1] if len(word) > 3 and word.endswith("s") else word)
-    return words
+    """The content stems of a title or heading ("Type hints" and "type hinting" share two)."""
+    return set(content_stems(text))
