@@ -267,6 +267,14 @@ def test_a_course_owner_sees_its_learners_and_no_other_course(
     fail_a_question(client, ada, "python", "python-data-model")
     fail_a_question(client, bo, "machine-learning", "self-attention")
 
+    # the menu leads an owner to Teach, as it leads an instructor; a learner who owns no
+    # course has no such link
+    nav = [a["href"] for a in page(client, "/", ann).select("nav[aria-label=Main] a")]
+    assert "/teach" in nav
+    assert "/teach" not in [
+        a["href"] for a in page(client, "/", ada).select("nav[aria-label=Main] a")
+    ]
+
     home = page(client, "/teach", ann)
     taught = home.select("[data-testid=taught-courses] a")
     assert [a["href"] for a in taught] == [f"/teach/{PYTHON}"]  # hers alone

@@ -154,6 +154,12 @@ def course_with_slug(*, session: Session, slug: str) -> LearningPath | None:
     return session.scalar(select(LearningPath).where(LearningPath.slug == slug))
 
 
+def owns_a_course(*, session: Session, user_id: int) -> bool:
+    """Whether the user published a course (its owner sees who studies it, on Teach)."""
+    owned = select(LearningPath.id).where(LearningPath.created_by == user_id).limit(1)
+    return session.scalar(owned) is not None
+
+
 def slug_taken(*, session: Session, slug: str) -> bool:
     return session.scalar(select(LearningPath.id).where(LearningPath.slug == slug)) is not None
 

@@ -11,9 +11,12 @@ from fastapi import Request
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 from markupsafe import Markup, escape
+from sqlalchemy.orm import object_session
 
 from tutorgraph.content.rendering import render_markdown
 from tutorgraph.http.csrf import attach_csrf_cookie, page_token
+from tutorgraph.store import courses
+from tutorgraph.store.courses import TEACHING_ROLES
 from tutorgraph.store.models import User
 from tutorgraph.wording import BLOOM_LEVEL, EXPLAIN, counted, percent
 
@@ -55,13 +58,25 @@ class UserView:
     name: str
     email: str
     role: str
+    teaches: bool = False  # sees Teach: an instructor or admin, or the owner of a course
 
 
 def remember_user(request: Request, user: User | None) -> None:
     """Make the user available to every template rendered for this request (errors included)."""
     request.state.user = (
-        UserView(id=user.id, name=user.name, email=user.email, role=user.role) if user else None
+        UserView(
+            id=user.id, name=user.name, email=user.email, role=user.role, teaches=_teaches(user)
+        )
+        if user
+        else None
     )
+
+
+def _teaches(user: User) -> bool:
+    if user.role in TEACHING_ROLES:
+        return True
+    session = object_session(user)  # the request's session, still open while the page is made
+    return session is not None and courses.owns_a_course(session=session, user_id=user.id)
 
 
 def render(
