@@ -4,6 +4,7 @@ a share as a whole percentage, and one sentence for each term several pages show
 from __future__ import annotations
 
 import math
+import re
 
 
 def counted(number: int, noun: str, plural: str | None = None) -> str:
@@ -44,3 +45,56 @@ BLOOM_LEVEL = {
     "evaluate": "judge between options and defend the choice",
     "create": "design something new with it",
 }
+
+
+# The verbs the knowledge base's misconception descriptions open with, as the -ing form that
+# reads after "a common mistake:" ("Believes a variable is a box" -> "believing a variable ...").
+_GERUNDS = {
+    "believes": "believing",
+    "thinks": "thinking",
+    "assumes": "assuming",
+    "expects": "expecting",
+    "treats": "treating",
+    "confuses": "confusing",
+    "mistakes": "mistaking",
+    "equates": "equating",
+    "applies": "applying",
+    "uses": "using",
+    "models": "modelling",
+    "misreads": "misreading",
+    "reads": "reading",
+    "misstates": "misstating",
+    "misunderstands": "misunderstanding",
+    "interprets": "interpreting",
+    "ranks": "ranking",
+    "fits": "fitting",
+    "compares": "comparing",
+    "draws": "drawing",
+    "catches": "catching",
+    "ignores": "ignoring",
+    "forgets": "forgetting",
+    "overlooks": "overlooking",
+    "chooses": "choosing",
+    "calls": "calling",
+    "puts": "putting",
+    "writes": "writing",
+    "sets": "setting",
+    "relies": "relying",
+}
+_DOES_NOT = re.compile(r"^does not (\w+)\b", re.IGNORECASE)
+
+
+def mistake(description: str) -> str:
+    """A misconception's description as the mistake it names, in its own words: "Believes X."
+    -> "believing X."; "Does not realise X" -> "not realising X"; any other opening is kept."""
+    text = " ".join(description.split()).rstrip(".") + "."
+    first, _, rest = text.partition(" ")
+    gerund = _GERUNDS.get(first.lower())
+    if gerund is not None:
+        return f"{gerund} {rest}"
+    negated = _DOES_NOT.match(text)
+    if negated is not None:
+        verb = negated.group(1).lower()
+        base = verb[:-1] if verb.endswith("e") and not verb.endswith("ee") else verb
+        return f"not {base}ing{text[negated.end() :]}"
+    return text if first.isupper() else text[0].lower() + text[1:]  # "KL penalty ..." stays

@@ -21,7 +21,8 @@ from tutorgraph.settings import Settings
 from tutorgraph.store.db import Database
 from tutorgraph.store.models import Lesson, User
 from tutorgraph.tutor.context import QuizCard
-from tutorgraph.tutor.quiz_grading import TRY_AGAIN, mistake, read_answer
+from tutorgraph.tutor.quiz_grading import TRY_AGAIN, read_answer
+from tutorgraph.wording import mistake
 
 HEADS = "more heads means more parameters i think"
 

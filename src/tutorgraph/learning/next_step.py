@@ -44,7 +44,7 @@ from tutorgraph.learner_model.decision import ALTERNATE_THRESHOLD, PROCEED_THRES
 from tutorgraph.practice import MAX_ATTEMPTS, question_label
 from tutorgraph.text.stopwords import ANSWER_STOPWORDS
 from tutorgraph.text.tokens import words
-from tutorgraph.wording import BLOOM_LEVEL, percent
+from tutorgraph.wording import BLOOM_LEVEL, mistake, percent
 
 StepKind = Literal["retry", "tutor", "remediate", "practice", "lesson", "review"]
 
@@ -333,7 +333,7 @@ def hint(graded: Graded, topic: Topic) -> str:
     for misconception_id in graded.misconceptions[:1]:
         known = topic.misconception(misconception_id)
         if known is not None:
-            parts.append(f"Careful, a common mix-up is {_mix_up(known.description)}.")
+            parts.append(f"Careful, a common mix-up is {mistake(known.description)}")
     if graded.missing_key_points:
         count = len(graded.missing_key_points)
         left_out = _NUMBER_WORDS.get(count, f"{count} ideas")
@@ -404,15 +404,6 @@ def _closest_key_point(topic: Topic, missed: str) -> str:
 def _third_person(word: str) -> bool:
     """A verb in the third person ("binds", "mutates"), as far as its ending tells."""
     return len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is", "ys"))
-
-
-def _mix_up(description: str) -> str:
-    """A knowledge-base misconception ("Believes X.") as what the mix-up is ("believing X")."""
-    text = description.strip().rstrip(".")
-    first, _, rest = text.partition(" ")
-    if first.lower() == "believes" and rest:
-        return f"believing {rest}"
-    return f"this: {text[:1].lower()}{text[1:]}"
 
 
 def _retry(graded: Graded, topic: Topic, situation: Situation) -> Step:

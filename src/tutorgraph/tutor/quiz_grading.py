@@ -52,6 +52,7 @@ from tutorgraph.text.meaning import Analysis, find
 from tutorgraph.tutor.blocks import QuizBlock
 from tutorgraph.tutor.context import QuizCard
 from tutorgraph.tutor.parameters import tutor_parameters
+from tutorgraph.wording import mistake
 
 # The last resort for a wrong pick: only when neither the card, nor the knowledge base, nor the
 # learner's reason says anything about it.
@@ -531,59 +532,6 @@ def _own_misconceptions(card: QuizCard, lesson: Lesson | None) -> set[str]:
     concept = card_concept(card, lesson)
     info = concept_info(concept) if concept else None
     return {m.id for m in info.misconceptions} if info is not None else set()
-
-
-# The verbs the knowledge base's misconception descriptions open with, as the -ing form that
-# reads after "a common mistake:" ("Believes a variable is a box" -> "believing a variable ...").
-_GERUNDS = {
-    "believes": "believing",
-    "thinks": "thinking",
-    "assumes": "assuming",
-    "expects": "expecting",
-    "treats": "treating",
-    "confuses": "confusing",
-    "mistakes": "mistaking",
-    "equates": "equating",
-    "applies": "applying",
-    "uses": "using",
-    "models": "modelling",
-    "misreads": "misreading",
-    "reads": "reading",
-    "misstates": "misstating",
-    "misunderstands": "misunderstanding",
-    "interprets": "interpreting",
-    "ranks": "ranking",
-    "fits": "fitting",
-    "compares": "comparing",
-    "draws": "drawing",
-    "catches": "catching",
-    "ignores": "ignoring",
-    "forgets": "forgetting",
-    "overlooks": "overlooking",
-    "chooses": "choosing",
-    "calls": "calling",
-    "puts": "putting",
-    "writes": "writing",
-    "sets": "setting",
-    "relies": "relying",
-}
-_DOES_NOT = re.compile(r"^does not (\w+)\b", re.IGNORECASE)
-
-
-def mistake(description: str) -> str:
-    """A misconception's description as the mistake it names, in its own words: "Believes X."
-    -> "believing X."; "Does not realise X" -> "not realising X"; any other opening is kept."""
-    text = " ".join(description.split()).rstrip(".") + "."
-    first, _, rest = text.partition(" ")
-    gerund = _GERUNDS.get(first.lower())
-    if gerund is not None:
-        return f"{gerund} {rest}"
-    negated = _DOES_NOT.match(text)
-    if negated is not None:
-        verb = negated.group(1).lower()
-        base = verb[:-1] if verb.endswith("e") and not verb.endswith("ee") else verb
-        return f"not {base}ing{text[negated.end() :]}"
-    return text if first.isupper() else text[0].lower() + text[1:]  # "KL penalty ..." stays
 
 
 def quote(why: str) -> str:
