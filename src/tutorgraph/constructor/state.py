@@ -65,6 +65,11 @@ class SourceFile(BaseModel):
     words: int
     images: list[ImageRef] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
+    # What the material says about itself: a Markdown file's YAML front matter (title,
+    # description, order...), a PDF's or Word file's metadata. Values are plain strings.
+    description: str = ""
+    front_matter: dict[str, str] = Field(default_factory=dict)
+    order: int = 0  # the author's order: CLI argument order, upload order, or front matter
 
 
 class FileFailure(BaseModel):
@@ -81,6 +86,9 @@ class SourceChunk(BaseModel):
     text: str
 
 
+SectionRole = Literal["lesson", "exercises", "reading"]
+
+
 class SourceSection(BaseModel):
     """A heading's own text (up to the next heading) in one source file."""
 
@@ -91,6 +99,9 @@ class SourceSection(BaseModel):
     text: str
     words: int
     has_code: bool
+    # What the section is to its unit: taught text, or the unit's exercises or reading list
+    # (kept with the unit; never a topic, never mined for questions or key points).
+    role: SectionRole = "lesson"
 
 
 class Topic(BaseModel):
@@ -114,10 +125,15 @@ class Unit(BaseModel):
     unit_id: str
     title: str
     topic_ids: list[str]
+    file_ids: list[str] = Field(default_factory=list)  # the file(s) the unit comes from
+    # The unit's own text before its first topic, and its exercises and reading list.
+    intro_section_ids: list[str] = Field(default_factory=list)
+    exercise_section_ids: list[str] = Field(default_factory=list)
+    reading_section_ids: list[str] = Field(default_factory=list)
 
 
 class Suggestion(BaseModel):
-    kind: Literal["merge", "split", "reorder", "drop", "rename"]
+    kind: Literal["merge", "split", "reorder", "drop", "rename", "prerequisite"]
     topic_ids: list[str]
     reason: str
 
@@ -142,6 +158,14 @@ class CourseStructure(BaseModel):
         return [by_id[t] for unit in self.units for t in unit.topic_ids if t in by_id]
 
 
+ItemAsks = Literal[
+    "why", "how", "what_if", "compare", "predict", "apply", "debug", "command", "define", "blank"
+]
+UNDERSTANDING_ASKS: frozenset[str] = frozenset(
+    {"why", "how", "what_if", "compare", "predict", "apply", "debug", "command"}
+)
+
+
 class QuizItem(BaseModel):
     """A free-text question with its reference answer and rubric key points, and where in the
     sources its answer is."""
@@ -157,6 +181,14 @@ class QuizItem(BaseModel):
     evidence: str  # the source text the answer comes from
     problems: list[str] = Field(default_factory=list)  # why validation dropped it, if it did
     checks: AnswerChecks | None = None  # cases its code runs against (docs/answer-checks.md)
+    # What the question asks the learner to do: "why", "how", "what_if", "compare", "predict",
+    # "apply", "debug", "command" test understanding; "define" and "blank" test recall.
+    asks: ItemAsks = "define"
+    # A multiple-choice form (the tutor's quiz card): options, the right one, and for each
+    # wrong option why it is wrong ("" where the text gives no reason).
+    options: list[str] = Field(default_factory=list)
+    correct_index: int | None = None
+    why_wrong: list[str] = Field(default_factory=list)
 
     @property
     def kept(self) -> bool:
@@ -205,6 +237,7 @@ class ConstructorState(TypedDict, total=False):
     initialized: bool
     phase: Phase
     course_title: str
+    course_description: str
     messages: list[dict[str, str]]
     pending_uploads: list[str]  # upload ids not ingested yet
     files: list[SourceFile]
