@@ -1,20 +1,39 @@
 """Publishing: the approved structure and quiz bank become a course in the content model
 (modules, lessons with markdown, a reference KB per lesson, one concept per lesson) and a
 knowledge-base domain (topics, prerequisites, key points, questions) that assessment, practice,
-grading and the quiz-bank export use. Publishing twice updates the same course in place."""
+grading and the quiz-bank export use. Publishing twice updates the same course in place.
+
+What a published lesson carries, so it works everywhere a shipped one does (decision record 0055):
+- its quiz cards: the topic's multiple-choice items of the bank (the tutor's "quiz me", its inline
+  cards and the QTI/Moodle export read them); an item without a usable multiple-choice form
+  stays a free-answer question of the domain only;
+- the unit's introduction opens the unit's first lesson, and the unit's exercises and reading
+  list close its last lesson, under their own headings. They are text to read, never a topic,
+  a key point or a question (the content model has no module-level text to hold them).
+
+It cannot write misconception ids on the cards: the generated domain has no misconceptions."""
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TypeVar
 
 import yaml
+from pydantic import ValidationError
 from sqlalchemy.orm import Session
 
 from tutorgraph.constructor.parameters import constructor_parameters
-from tutorgraph.constructor.state import ConstructorState, CourseStructure, QuizBank, SourceSection
+from tutorgraph.constructor.state import (
+    ConstructorState,
+    CourseStructure,
+    QuizBank,
+    QuizItem,
+    SourceSection,
+    Unit,
+)
 from tutorgraph.constructor.text import slugify
 from tutorgraph.content.manifest import (
     CourseManifest,
@@ -23,6 +42,7 @@ from tutorgraph.content.manifest import (
     LoadedLesson,
     ModuleManifest,
 )
+from tutorgraph.content.manifest import QuizItem as QuizCard
 from tutorgraph.content.seeding import SeedReport, upsert_course
 from tutorgraph.errors import InputError
 from tutorgraph.knowledge import Domain, KnowledgeBase, parse_domain, register_authored
@@ -51,18 +71,28 @@ def lesson_markdown(
     section_ids: list[str],
     sections: dict[str, SourceSection],
     image_url: dict[str, str],
+    *,
+    opening: Sequence[str] = (),
+    closing: Sequence[str] = (),
 ) -> str:
     """The lesson body: its sections in order, subheadings kept one level under the title,
-    images pointed at where the published course serves them."""
-    parts = [f"# {title}"]
+    images pointed at where the published course serves them; the unit's introduction
+    (`opening`) before them and its exercises and reading list (`closing`) after them, as
+    `unit_text` gives them."""
+    parts = [f"# {title}", *opening]
     for section_id in section_ids:
         section = sections.get(section_id)
         if section is None:
             continue
         heading = section.heading_path[-1] if section.heading_path else ""
-        if heading and heading != title:
+        # After the unit's introduction the lesson's own text needs its heading back, or it
+        # would read (and be cited) as part of the introduction.
+        after_introduction = bool(opening) and len(parts) == len(opening) + 1
+        if after_introduction or (heading and heading != title):
+            heading = heading or title
             parts.append(f"{'#' * min(6, max(2, section.level))} {heading}")
         parts.append(section.text)
+    parts += closing
     body = "\n\n".join(p for p in parts if p.strip())
     return _IMAGE_REF.sub(lambda m: f"![{m[1]}]({image_url.get(m[2], m[2])})", body)
 
@@ -87,8 +117,67 @@ def reference_kb(title: str, structure: CourseStructure, topic_id: str, files: l
     return "\n".join(lines) + "\n"
 
 
+def quiz_cards(items: list[QuizItem], slug: str, concept: str) -> list[QuizCard]:
+    """A lesson's quiz cards: its topic's kept items that have a multiple-choice form. Each card
+    has the id of its knowledge-base question, so a card and the free-answer question it was
+    written with are one item everywhere; its explanation is the item's reference answer (the
+    evidence sentence when there is none). The wrong options' reasons are kept only when every
+    distractor has one (the content model refuses a card that leaves one unexplained)."""
+    cards: list[QuizCard] = []
+    for item in items:
+        if item.correct_index is None or not item.options:
+            continue
+        card = {
+            "id": kb_topic_id(slug, item.item_id),
+            "question": item.text,
+            "options": item.options,
+            "correct_index": item.correct_index,
+            "explanation": item.reference_answer or item.evidence,
+            "reference_answer": item.reference_answer,
+            "concept": concept,
+            "why_wrong": _why_wrong(item),
+        }
+        try:
+            cards.append(QuizCard.model_validate(card))
+        except ValidationError:
+            continue  # not a usable card (option count, index): it stays a free-answer item
+    return cards
+
+
+def _why_wrong(item: QuizItem) -> list[str]:
+    notes = item.why_wrong
+    if len(notes) != len(item.options):
+        return []
+    right = item.correct_index
+    distractors = [note for index, note in enumerate(notes) if index != right]
+    if not all(note.strip() for note in distractors):
+        return []
+    return [("" if index == right else note) for index, note in enumerate(notes)]
+
+
+def unit_text(
+    unit: Unit,
+    section_ids: list[str],
+    sections: dict[str, SourceSection],
+    fallback: str,
+) -> list[str]:
+    """The unit's own sections (its introduction, exercises or reading list) as lesson parts,
+    each under its own heading (`fallback` when the section has none, or only the unit's)."""
+    parts: list[str] = []
+    for section_id in section_ids:
+        section = sections.get(section_id)
+        if section is None or not section.text.strip():
+            continue
+        heading = section.heading_path[-1] if section.heading_path else ""
+        if not heading or heading == unit.title:
+            heading = fallback
+        parts += [f"## {heading}", section.text]
+    return parts
+
+
 def build_course(state: ConstructorState, slug: str, image_base: str = "") -> LoadedCourse:
     structure = _need(state.get("structure"), "there is no approved structure")
+    bank: QuizBank = state.get("quiz_bank") or QuizBank()
     sections = {s.section_id: s for s in state.get("sections", [])}
     files = {f.file_id: f for f in state.get("files", [])}
     image_url = {
@@ -102,25 +191,41 @@ def build_course(state: ConstructorState, slug: str, image_base: str = "") -> Lo
     topics = {t.topic_id: t for t in structure.topics}
     for module_index, unit in enumerate(structure.units):
         manifests: list[LessonManifest] = []
-        for order, topic_id in enumerate(unit.topic_ids):
+        intro = unit_text(unit, unit.intro_section_ids, sections, "Introduction")
+        closing = unit_text(unit, unit.exercise_section_ids, sections, "Exercises") + unit_text(
+            unit, unit.reading_section_ids, sections, "Further reading"
+        )
+        present = [t for t in unit.topic_ids if t in topics]
+        for order, topic_id in enumerate(present):
             topic = topics[topic_id]
             source_files = sorted(
                 {files[sections[s].file_id].filename for s in topic.section_ids if s in sections}
             )
+            concept = kb_topic_id(slug, topic_id)
+            items = [i for i in bank.kept() if i.topic_id == topic_id]
             lesson = LessonManifest(
                 slug=slugify(topic_id, limit=190),
                 title=topic.title[:300],
                 summary=topic.summary,
-                concepts=[kb_topic_id(slug, topic_id)],
+                concepts=[concept],
                 sources=source_files,
+                quiz=quiz_cards(items, slug, concept),
             )
             manifests.append(lesson)
+            content = lesson_markdown(
+                topic.title,
+                topic.section_ids,
+                sections,
+                image_url,
+                opening=intro if order == 0 else (),
+                closing=closing if topic_id == present[-1] else (),
+            )
             lessons.append(
                 LoadedLesson(
                     manifest=lesson,
                     module_index=module_index,
                     order_index=order,
-                    content=lesson_markdown(topic.title, topic.section_ids, sections, image_url),
+                    content=content,
                     reference_kb=reference_kb(topic.title, structure, topic_id, source_files),
                 )
             )
@@ -131,7 +236,7 @@ def build_course(state: ConstructorState, slug: str, image_base: str = "") -> Lo
     manifest = CourseManifest(
         slug=slug,
         title=(state.get("course_title") or structure.title)[:300],
-        description=structure.description,
+        description=state.get("course_description") or structure.description,
         domain=slug,
         modules=modules,
     )
@@ -179,7 +284,7 @@ def build_domain(state: ConstructorState, slug: str) -> KnowledgeBase:
     document = {
         "domain": slug,
         "title": title,
-        "description": structure.description,
+        "description": state.get("course_description") or structure.description,
         "topics": topics,
     }
     try:

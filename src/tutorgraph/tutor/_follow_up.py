@@ -12,24 +12,41 @@ already said, citing the section (so the next turn still knows the topic) and en
 - hint: the idea without the result (no number the learner's question does not already give:
   the leak guard of `tutor.leaks`), and a nudge to try;
 - answer: the section's result, stated, with its reasoning;
-- attempt: the learner's answer checked against the section's result (numbers compared by value;
-  otherwise the share of its words the section says), then a confirmation or a hint;
+- attempt: the learner's answer to the tutor's own question, checked against the section's result
+  when both state a number (compared by value); otherwise graded by the project's grader
+  (`grading.offline.OfflineGrader`, the one Practice falls back to) against the question's own
+  reference: the knowledge-base question the check is (its reference answer and rubric, as
+  Practice grades it), else the quiz card the last reply showed, else the section's sentences
+  that say the question's words (the one that says most of them as the reference, the others
+  as alternatives).
+  It is right from the grader's "good answer" score (`feedback.good_answer_from` in
+  grading/parameters.yaml); sharing words with the section is not enough ("I think it is the
+  commit" is not "a snapshot of the tree of files"). Then a confirmation or a hint;
 - summary: the lesson's key takeaways, or the first sentence of each section.
 
-How many sentences each reply quotes, and when an attempt is right, are parameters:
-`follow_ups` in tutor/parameters.yaml."""
+How many sentences each reply quotes, and how much of a check question a knowledge-base question
+must say to be it, are parameters: `follow_ups` in tutor/parameters.yaml."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
 
+from tutorgraph.grading.offline import OfflineGrader
+from tutorgraph.grading.parameters import grading_parameters
+from tutorgraph.grading.types import GradingRequest
+from tutorgraph.knowledge import find_topic
+from tutorgraph.knowledge.grading_context import enrich_request
 from tutorgraph.text.markdown import code_blocks, row_sentences
 from tutorgraph.text.query import stem_set
 from tutorgraph.tutor import _passages as passages_
 from tutorgraph.tutor import compose
 from tutorgraph.tutor._analogies import analogy_text, find_analogy, used_in
 from tutorgraph.tutor._passages import Passage
+from tutorgraph.tutor.blocks import block_bodies, strip_blocks
 from tutorgraph.tutor.context import TutorContext
 from tutorgraph.tutor.dialogue import Dialogue, Move, Topic, own_words
 from tutorgraph.tutor.leaks import new_numbers, numbers
@@ -211,7 +228,8 @@ def reply(
             "Now that you have it: can you retrace the steps that lead there?"
         )
     if move == "attempt":
-        return _attempt(question, section, topic_question, cite, focus, said)
+        reference = attempt_reference(context, dialogue, section, topic_question)
+        return _attempt(question, section, topic_question, cite, focus, said, reference)
     return compose.answer(
         context, question, list(ordered), lesson_content="", history=dialogue.replies
     )
@@ -398,21 +416,152 @@ def _result_numbers(section: list[str], question: str) -> set[float]:
     return new_numbers(results[0], question) if results else set()
 
 
+@dataclass(frozen=True)
+class AttemptReference:
+    """What an attempt is graded against: the grading request (its answer left empty) and other
+    references the grader may match instead (the section's other sentences, a card's option)."""
+
+    request: GradingRequest
+    alternatives: tuple[str, ...] = ()
+
+    def closest(self, attempt: str) -> list[str]:
+        """The reference that says most of the attempt's words (the first on a tie)."""
+        references = [self.request.reference_answer, *self.alternatives]
+        words = stem_set(attempt)
+        return sorted(references, key=lambda r: -len(words & stem_set(r)))[:1]
+
+
+@cache
+def _grader() -> OfflineGrader:
+    return OfflineGrader()
+
+
+NOT_YET = "Not quite, but your answer is a start."  # how `_attempt` answers a wrong attempt
+
+
+def shown_card(reply: str) -> tuple[str, str] | None:
+    """The (id, question) of the last quiz card a reply showed: the chat keeps a card's public
+    form (no answer), so only those two are read."""
+    for body in reversed(block_bodies(reply, "quiz")):
+        try:
+            card = json.loads(body)
+        except ValueError:
+            continue
+        if isinstance(card, dict) and isinstance(card.get("question"), str):
+            return str(card.get("id", "")), card["question"]
+    return None
+
+
+def check_question(reply: str) -> str:
+    """The question a tutor reply ended on: its quiz card's, else its prose's last question."""
+    card = shown_card(reply)
+    if card is not None:
+        return card[1]
+    lines = [line.strip() for line in strip_blocks(reply).splitlines()]
+    asked = [line for line in lines if line.endswith("?")]
+    return re.split(r"(?<=[.!?])\s+", asked[-1])[-1] if asked else ""
+
+
+def _checked_reply(dialogue: Dialogue) -> str:
+    """The tutor's reply that asked what the learner is answering: the last one, or, after
+    "not quite" (another try), the one that asked before it."""
+    for reply in reversed(dialogue.replies):
+        if not reply.startswith(NOT_YET):
+            return reply
+    return dialogue.last_reply
+
+
+def attempt_reference(
+    context: TutorContext, dialogue: Dialogue, section: list[str], topic_question: str
+) -> AttemptReference:
+    """What an attempt at the tutor's last question is graded against (see the module doc)."""
+    checked = _checked_reply(dialogue)
+    asked = check_question(checked)
+    for concept in context.concepts:
+        found = _bank_question(concept, asked)
+        if found is not None:
+            return AttemptReference(found)
+    shown = shown_card(checked)
+    own = {c.id: c for c in context.quiz}
+    if shown is not None and shown[0] in own:
+        card = own[shown[0]]
+        reference = card.reference_answer or card.explanation
+        right = card.options[card.correct_index]
+        request = GradingRequest(
+            question=card.question,
+            reference_answer=reference or right,
+            answer="",
+            concept=card.concept or None,
+        )
+        return AttemptReference(request, (right,))
+    # The sentences about what was asked, not any sentence of the section: "a list of changes"
+    # copied from "git does not store a list of changes" answers nothing about commits.
+    wanted = stem_set(f"{topic_question} {asked}")
+    about = [s for s in section if wanted & stem_set(s)] or section
+    ranked = sorted(about, key=lambda s: -len(wanted & stem_set(s)))
+    request = GradingRequest(
+        question=f"{topic_question} {asked}".strip(),
+        reference_answer=ranked[0] if ranked else "",
+        answer="",
+    )
+    return AttemptReference(request, tuple(ranked[1:]))
+
+
+def _bank_question(concept: str, asked: str) -> GradingRequest | None:
+    """The knowledge-base question of `concept` the check question `asked` is: the one that says
+    at least `follow_ups.attempt_match` of its words (and most of them), as Practice asks it."""
+    found = find_topic(concept) if asked else None
+    if found is None:
+        return None
+    kb, topic_id = found
+    words = stem_set(asked)
+    share = tutor_parameters().follow_ups.attempt_match
+    best, best_share = None, share
+    for question in kb.topic(topic_id).questions:
+        said = stem_set(question.text)
+        overlap = min(len(words & said) / max(1, len(words)), len(words & said) / max(1, len(said)))
+        if overlap >= best_share:
+            best, best_share = question, overlap
+    if best is None:
+        return None
+    return enrich_request(
+        GradingRequest(
+            question=best.text,
+            reference_answer=best.reference_answer,
+            answer="",
+            rubric=list(best.rubric),
+            concept=topic_id,
+        )
+    )
+
+
+def _graded_right(attempt: str, reference: AttemptReference) -> bool:
+    """Whether the grader calls the attempt a good answer to the reference's question."""
+    if not reference.request.reference_answer.strip():
+        return False
+    request = reference.request.model_copy(update={"answer": attempt})
+    verdict = _grader().grade_with_alternatives(request, alternatives=reference.alternatives)
+    return verdict.score >= grading_parameters().feedback.good_answer_from
+
+
 def _attempt(
-    attempt: str, section: list[str], question: str, cite: str, focus: str, said: set[str]
+    attempt: str,
+    section: list[str],
+    question: str,
+    cite: str,
+    focus: str,
+    said: set[str],
+    reference: AttemptReference,
 ) -> str:
     expected = _result_numbers(section, question)
     offered = numbers(attempt) - numbers(question)
-    if expected and offered:
-        right = bool(offered & expected)
-    else:
-        words = stem_set(attempt)
-        best = max((len(words & stem_set(s)) / len(words) for s in section if words), default=0.0)
-        right = best >= tutor_parameters().follow_ups.attempt_match
+    by_value = bool(expected and offered)
+    right = bool(offered & expected) if by_value else _graded_right(attempt, reference)
     if right:
-        confirm = _fresh(
-            [s for s in section if new_numbers(s, question) & offered] or section[:1], said
-        )
+        # What the answer was checked against: the section's result, or the reference it fits.
+        graded = reference.closest(attempt)
+        checked = [s for s in section if new_numbers(s, question) & offered] if by_value else graded
+        confirm = _fresh(checked or section[:1], said)
         stated = f"{' '.join(confirm[:1])}\n{cite}" if confirm else cite
         return (
             f"Yes, your answer is right.\n\n{stated}\n\n"
@@ -422,7 +571,7 @@ def _attempt(
     hint = _fresh(safe, said)[:1]
     against = " ".join(hint) or f"Look again at what the section says about {focus}."
     return (
-        "Not quite, but your answer is a start. Check it against this:\n\n"
+        f"{NOT_YET} Check it against this:\n\n"
         f"{against}\n{cite}\n\n"
         f"Want to try again, or shall I walk you through {focus}?"
     )

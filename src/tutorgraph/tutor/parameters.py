@@ -110,8 +110,8 @@ class FollowUpParameters(ParameterSection):
         "lesson passage that says at least this many of them."
     )
     attempt_match: float = share(
-        "Share of an attempt's words one sentence of the section must say for 'that's right' "
-        "(when no number decides)."
+        "Share of the check question's words a knowledge-base question must share (both ways) "
+        "to be the question an attempt is graded against."
     )
     simple_words: int = count(
         "A clause longer than this many words is no simple explanation (confused, simpler); a "
