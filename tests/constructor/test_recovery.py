@@ -84,7 +84,7 @@ async def test_a_turn_left_running_is_run_at_the_next_start(tmp_path: Path) -> N
             await until_idle(restarted, build.session_id, user)
         for _ in range(2):
             await restarted.submit(
-                session_id=build.session_id, user=user, turn=TurnIn(action="publish")
+                session_id=build.session_id, user=user, turn=TurnIn(action="publish", confirm=True)
             )
             assert await until_idle(restarted, build.session_id, user) == "published"
         await jobs.drain()

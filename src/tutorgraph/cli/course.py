@@ -13,8 +13,9 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from sqlalchemy import select
 
-from tutorgraph.cli._console import console
+from tutorgraph.cli._console import console, err_console
 from tutorgraph.constructor import publish as publishing
+from tutorgraph.constructor import readiness
 from tutorgraph.constructor.build import build_course, collect_files, uploads_from
 from tutorgraph.constructor.context import Upload
 from tutorgraph.constructor.state import ConstructorState, ProgressEvent
@@ -43,23 +44,44 @@ def build(
         Path | None, typer.Option(help="Also write the course in the content format here.")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    publish_anyway: Annotated[
+        bool,
+        typer.Option(
+            "--publish-anyway",
+            help="With --owner: publish even when the readiness report is below the bar.",
+        ),
+    ] = False,
 ) -> None:
     """Read the files, propose a structure, write a quiz bank, validate it, and publish
-    (--owner) or export (--out). Review steps are approved as proposed; edit on /create."""
+    (--owner) or export (--out). Review steps are approved as proposed; edit on /create.
+    A course below the readiness bar is published only with --publish-anyway."""
     settings = load_settings()
     limits = ExtractionLimits(max_bytes=settings.limits.max_upload_bytes)
     uploads = uploads_from(collect_files(paths), limits)
     model = build_engine(settings)
     state = asyncio.run(_run(uploads, model, title, limits, quiet=as_json))
     slug = publishing.choose_slug_offline(state, title)
+    held = False
     if owner:
-        migrate.require_current(settings)
-        slug = _publish(settings, state, owner)
+        report = readiness.assess_state(state)
+        held = report is not None and not report.ready and not publish_anyway
+        if not held:
+            migrate.require_current(settings)
+            slug = _publish(settings, state, owner)
     if out:
         root = publishing.export_course(state, out, slug)
         if not as_json:
             console.print(f"wrote {root}")
-    _print_report(state, slug, as_json=as_json, published=bool(owner))
+    _print_report(state, slug, as_json=as_json, published=bool(owner) and not held)
+    if held:
+        report = readiness.assess_state(state)
+        reasons = readiness.failed_checks(report) if report else []
+        say = err_console if as_json else console  # JSON output stays JSON
+        say.print("[yellow]Not published: the course is below the readiness bar.[/]")
+        for reason in reasons:
+            say.print(f"  - {reason}", highlight=False)
+        say.print("Improve it on /create, or run again with --publish-anyway.")
+        raise typer.Exit(code=1)
 
 
 async def _run(

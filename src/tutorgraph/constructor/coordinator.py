@@ -11,16 +11,17 @@ from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 from pydantic import ValidationError
 
-from tutorgraph.constructor import agents, steps, subgraphs
+from tutorgraph.constructor import agents, readiness, steps, subgraphs
 from tutorgraph.constructor.context import ConstructorContext
 from tutorgraph.constructor.edits import (
     QUIZ_EDITS,
     STRUCTURE_EDITS,
     apply_quiz_edits,
-    apply_structure_edits,
+    edit_structure,
+    read_review_message,
 )
 from tutorgraph.constructor.pipelines import QuizState, ValidationState
-from tutorgraph.constructor.router import ALLOWED, TURN_ENDING, fallback_action
+from tutorgraph.constructor.router import ALLOWED, TURN_ENDING, confirms_publishing, fallback_action
 from tutorgraph.constructor.state import (
     Action,
     ConstructorState,
@@ -98,7 +99,7 @@ async def route_action(
         return _chosen(state, "request_files", NOTHING_TO_READ)
     if explicit is not None:
         if explicit in allowed:
-            return _chosen(state, explicit, "")
+            return _gated(state, explicit, "")
         return _chosen(state, "respond", _not_now(explicit, state))
     if not message.strip():  # nothing said (a new build, a title): no reply beyond the welcome
         return {"action": fallback if fallback not in TURN_ENDING else "respond", "reply": ""}
@@ -119,7 +120,33 @@ async def route_action(
     action = agents.valid_action(output.action)
     if action is None or action not in allowed:
         action = fallback
-    return _chosen(state, action, output.reply.strip())
+    return _gated(state, action, output.reply.strip())
+
+
+def _gated(state: ConstructorState, action: Action, reply: str) -> ConstructorState:
+    """Publishing a course below the bar needs the author's confirmation (`confirm` in the
+    turn, or "publish anyway"): without it the turn says which checks failed. The readiness is
+    computed again from the course as it is now, not taken from the last report."""
+    if action != "publish":
+        return _chosen(state, action, reply)
+    request = state.get("request") or {}
+    confirmed = bool(request.get("confirm")) or confirms_publishing(
+        str(request.get("message") or "")
+    )
+    report = readiness.assess_state(state)
+    if confirmed or report is None or report.ready:
+        return _chosen(state, action, reply)
+    return _chosen(state, "respond", below_the_bar(report))
+
+
+def below_the_bar(report: ReadinessReport) -> str:
+    """Why publishing waits for a confirmation, in the author's words."""
+    failed = "; ".join(readiness.failed_checks(report))
+    return (
+        f"Not published yet: readiness is {report.readiness}/100 and the course is below the "
+        f"bar ({failed}). Improve it, or press Publish anyway (or say “publish anyway”) to "
+        "publish it as it is."
+    )
 
 
 def _chosen(state: ConstructorState, action: Action, reply: str) -> ConstructorState:
@@ -216,18 +243,23 @@ async def validation(
     }
     result = await subgraphs.VALIDATION.ainvoke(inputs, context=runtime.context)
     report: ReadinessReport = result["report"]
-    verdict = "ready to publish" if report.ready else "not ready yet"
-    reasons = "; ".join(report.reasons[:3])
-    return {
-        "report": report,
-        "phase": "validated",
-        "reply": f"Readiness {report.readiness}/100: {verdict} ({reasons}). "
-        + ("Say publish when you are happy." if report.ready else "You can still publish."),
-    }
+    if report.ready:
+        reply = (
+            f"Readiness {report.readiness}/100: ready to publish. Say publish when you are happy."
+        )
+    else:
+        failed = "; ".join(readiness.failed_checks(report))
+        reply = (
+            f"Readiness {report.readiness}/100: not ready yet ({failed}). Publishing now will "
+            "ask you to confirm."
+        )
+    return {"report": report, "phase": "validated", "reply": reply}
 
 
 async def review(state: ConstructorState) -> ConstructorState:
-    """Wait for the author (an interrupt), then apply their edits; approval leaves the gate."""
+    """Wait for the author (an interrupt), then apply their edits; approval leaves the gate. A
+    message typed at the gate is read as approval or an edit, or refused with what can be said
+    there (`edits.read_review_message`); it is never ignored."""
     phase = state.get("phase")
     kind = "structure" if phase == "structure_review" else "quiz"
     decision: Any = interrupt(
@@ -239,12 +271,41 @@ async def review(state: ConstructorState) -> ConstructorState:
         }
     )
     decision = decision if isinstance(decision, dict) else {}
+    message = str(decision.get("message") or "").strip()
+    said = [*state.get("messages", [])]
+    if message:
+        said.append({"role": "user", "content": message})
+    if message and not decision.get("edits") and not decision.get("approve"):
+        reading = read_review_message(message, kind, state.get("structure"), state.get("quiz_bank"))
+        if reading.refusal:
+            return {
+                "review_note": reading.refusal,
+                "messages": [*said, _assistant(reading.refusal)],
+            }
+        decision = {"edits": reading.edits, "approve": reading.approve}
+    update = _reviewed(state, kind, decision)
+    if not message:
+        return update
+    if update.get("phase") in (None, phase) and update.get("review_note"):
+        said.append(_assistant(str(update["review_note"])))
+    return {**update, "messages": said}
+
+
+def _reviewed(state: ConstructorState, kind: str, decision: dict[str, Any]) -> ConstructorState:
+    """The review decision applied: the structure's edits (each says what it did or why not)
+    or the bank's, and approval when asked for and possible."""
     try:
         if kind == "structure":
             edits = STRUCTURE_EDITS.validate_python(decision.get("edits") or [])
-            edited = apply_structure_edits(state["structure"], edits)  # type: ignore[arg-type]
+            result = edit_structure(
+                state["structure"],  # type: ignore[arg-type]
+                edits,
+                state.get("sections", []),
+            )
+            edited = result.structure
             update: ConstructorState = {"structure": edited}
-            if decision.get("approve"):
+            note = " ".join(result.notes)
+            if decision.get("approve") and not result.refused:
                 if any("cycle" in issue or "no topics" in issue for issue in edited.issues):
                     return {**update, "review_note": "; ".join(edited.issues)}
                 return {
@@ -252,13 +313,15 @@ async def review(state: ConstructorState) -> ConstructorState:
                     "phase": "structure_approved",
                     "review_note": "",
                     "reply": (
-                        f"Structure approved: {counted(len(edited.units), 'unit')}, "
+                        (note + " " if note else "")
+                        + f"Structure approved: {counted(len(edited.units), 'unit')}, "
                         f"{counted(len(edited.topics), 'topic')}. Shall I write the quiz "
                         "questions?"
                     ),
                 }
-            note = _applied(len(edits)) if edits else _review_hint(decision)
-            return {**update, "review_note": note}
+            if decision.get("approve"):
+                note += " Not approved yet: an edit did not apply; approve again when it is right."
+            return {**update, "review_note": note or _review_hint(decision)}
         q_edits = QUIZ_EDITS.validate_python(decision.get("edits") or [])
         bank = apply_quiz_edits(
             state["quiz_bank"],  # type: ignore[arg-type]

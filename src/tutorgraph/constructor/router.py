@@ -40,6 +40,14 @@ _AFFIRMATIVE = re.compile(
 )
 
 
+_CONFIRMED = re.compile(r"\b(anyway|regardless|as it is|confirm(ed)?|even so|all the same)\b", re.I)
+
+
+def confirms_publishing(message: str) -> bool:
+    """The author's message confirms publishing a course below the bar ("publish anyway")."""
+    return bool(_CONFIRMED.search(message))
+
+
 def next_step(phase: Phase) -> Action | None:
     """The action that moves a phase forward when the author says "go on"."""
     return {

@@ -14,7 +14,7 @@ import logging
 import uuid
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -24,10 +24,10 @@ from sqlalchemy.orm import Session
 
 from tutorgraph import observability
 from tutorgraph.constructor import publish as publishing
-from tutorgraph.constructor import steps
+from tutorgraph.constructor import readiness, steps
 from tutorgraph.constructor.context import ConstructorContext, Upload
-from tutorgraph.constructor.coordinator import short_error
-from tutorgraph.constructor.edits import QUIZ_EDITS, STRUCTURE_EDITS
+from tutorgraph.constructor.coordinator import below_the_bar, short_error
+from tutorgraph.constructor.edits import QUIZ_EDITS, STRUCTURE_EDITS, split_points
 from tutorgraph.constructor.graph import ConstructorGraph, compile_graph
 from tutorgraph.constructor.state import (
     ConstructorState,
@@ -119,6 +119,8 @@ class BuildView(BaseModel):
     report: ReadinessReport | None = None
     review: ReviewOut | None = None
     last_event_id: int = 0
+    # Where each topic of several sections can be split: [{section_id, heading}, ...].
+    split_points: dict[str, list[dict[str, str]]] = Field(default_factory=dict)
 
 
 class EventOut(BaseModel):
@@ -140,6 +142,11 @@ class TurnIn(BaseModel):
     title: str | None = Field(default=None, max_length=300)
     approve: bool = False
     edits: list[dict[str, Any]] = Field(default_factory=list, max_length=500)
+    confirm: bool = Field(
+        default=False,
+        description="Publish even though the readiness report is below the bar (without it, "
+        "publishing such a course answers 409 with the failed checks).",
+    )
 
 
 @dataclass
@@ -249,6 +256,10 @@ class ConstructorService:
         snapshot = await self.graph.aget_state(config)
         with self.database.session() as session:
             self._own(session, session_id, user)
+        if turn.action == "publish" and not turn.confirm and not snapshot.interrupts:
+            await self._check_ready(snapshot.values)
+        with self.database.session() as session:
+            self._own(session, session_id, user)
             pending = build_store.pending_upload_ids(session, session_id)
             stored: dict[str, Any]
             if snapshot.interrupts:
@@ -260,6 +271,7 @@ class ConstructorService:
                     "message": turn.message,
                     "action": turn.action,
                     "title": turn.title or "",
+                    "confirm": turn.confirm,
                 }
                 stored = {"input": {"request": request, "pending_uploads": pending}}
             # The turn is kept with the claim, so a process that dies before running it (or
@@ -268,6 +280,17 @@ class ConstructorService:
                 raise ConflictError("this build is still working on the last step")
         await self.jobs.submit(session_id, self.run_stored)
         return await self.view(session_id=session_id, user=user)
+
+    @staticmethod
+    async def _check_ready(values: Any) -> None:
+        """Publishing a course below the bar is refused (409) with the failed checks, unless
+        the turn confirms it; the report is computed from the course as it is now."""
+        state = cast(ConstructorState, values or {})
+        if state.get("phase") not in ("validated", "published"):
+            return  # the coordinator says why publishing cannot happen yet
+        report = await run_blocking(readiness.assess_state, state)
+        if report is not None and not report.ready:
+            raise ConflictError(below_the_bar(report))
 
     async def run_stored(self, session_id: str) -> None:
         """Run the turn stored with a build's claim (a job's body, in any process); a build
@@ -496,6 +519,7 @@ class ConstructorService:
             value = item.value if isinstance(item.value, dict) else {}
             review = ReviewOut(kind=str(value.get("kind", "")), note=str(value.get("note", "")))
         phase = values.get("phase") or head[1]
+        structure = values.get("structure")
         return BuildView(
             session_id=session_id,
             title=values.get("course_title") or head[0],
@@ -511,6 +535,7 @@ class ConstructorService:
             report=values.get("report"),
             review=review,
             last_event_id=last or 0,
+            split_points=split_points(structure, values.get("sections", [])) if structure else {},
         )
 
 

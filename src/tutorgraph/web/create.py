@@ -8,6 +8,7 @@ from typing import Annotated
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
+from tutorgraph.constructor.readiness import LABELS
 from tutorgraph.constructor.steps import PHASE_WORDS, STEPS
 from tutorgraph.http.deps import CurrentUser, constructor_service
 from tutorgraph.web.templating import remember_user, render
@@ -45,5 +46,7 @@ async def build_page(session_id: str, request: Request, user: CurrentUser) -> Re
     view = await service.view(session_id=session_id, user=user)
     limit_mb = service.limits.max_bytes // (1024 * 1024)
     return render(
-        request, "create_build.html", {"build": view, "limit_mb": limit_mb, "steps": STEPS}
+        request,
+        "create_build.html",
+        {"build": view, "limit_mb": limit_mb, "steps": STEPS, "check_labels": LABELS},
     )

@@ -57,8 +57,12 @@ async def sessions(user: CurrentUser, service: ConstructorDep) -> list[dict[str,
 @router.post("/session/chat", status_code=202, responses=problem_responses(404, 409))
 async def chat(body: ChatIn, user: CurrentUser, service: ConstructorDep) -> BuildView:
     """One turn: a message, an explicit `action` (ingest, build_structure, generate_quiz,
-    validate, publish), or, at a review step, `edits` and `approve`. It runs in the background:
-    follow `GET /session/events/{id}` or poll the status."""
+    validate, publish), or, at a review step, `edits` and `approve` (structure edits: rename,
+    rename_unit, merge, move, drop, add_prerequisite, remove_prerequisite, split_topic,
+    move_unit; a message there is read as approval or one of these, or refused with what can
+    be said). Publishing a course whose readiness is below the bar answers 409 with the failed
+    checks unless the turn says `confirm: true`. It runs in the background: follow
+    `GET /session/events/{id}` or poll the status."""
     turn = TurnIn.model_validate(body.model_dump(exclude={"session_id"}))
     return await service.submit(session_id=body.session_id, user=user, turn=turn)
 

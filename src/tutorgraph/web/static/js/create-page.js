@@ -58,11 +58,47 @@
       body: JSON.stringify(Object.assign({ session_id: sessionId }, payload)),
     });
     var body = await json(res);
-    if (!res.ok) { $("status").textContent = problem(res, body); return; }
+    if (!res.ok) {
+      // Publishing below the bar: the server says why; the author confirms or goes back.
+      if (res.status === 409 && payload.action === "publish" && !payload.confirm) { confirmPublish(problem(res, body)); return; }
+      $("status").textContent = problem(res, body);
+      return;
+    }
+    hidePublishConfirm();
     view = body;
     render();
     follow(body.last_event_id);
   }
+
+  // The confirm step before publishing a course below the bar: the failed checks, then
+  // "Publish anyway" or "Not now".
+  function confirmPublish(reason) {
+    var box = $("publish-confirm");
+    box.textContent = "";
+    box.hidden = false;
+    box.appendChild(el("h3", { id: "publish-confirm-heading" }, "Publish below the bar?"));
+    var r = view && view.report;
+    var failed = r ? r.checks.filter(function (c) { return !c.passed; }) : [];
+    if (failed.length) {
+      box.appendChild(el("p", {}, "Readiness is " + r.readiness + " out of 100. These checks did not pass:"));
+      var ul = el("ul", { "data-testid": "publish-failed-checks" });
+      failed.forEach(function (c) { ul.appendChild(el("li", {}, (CHECK_WORDS[c.name] || c.name) + ": " + c.detail)); });
+      box.appendChild(ul);
+    } else {
+      box.appendChild(el("p", {}, reason));
+    }
+    var bar = el("div", { "class": "inline-form" });
+    var yes = el("button", { type: "button", "data-testid": "publish-anyway" }, "Publish anyway");
+    yes.addEventListener("click", function () { turn({ action: "publish", confirm: true }); });
+    var no = el("button", { type: "button", "class": "secondary", "data-testid": "publish-not-now" }, "Not now");
+    no.addEventListener("click", function () { hidePublishConfirm(); $("status").textContent = "Not published. Improve the course, then check its readiness again."; });
+    bar.appendChild(yes); bar.appendChild(no);
+    box.appendChild(bar);
+    $("status").textContent = "Not published yet: the course is below the bar.";
+    yes.focus();
+  }
+
+  function hidePublishConfirm() { var box = $("publish-confirm"); if (box) { box.hidden = true; box.textContent = ""; } }
 
   // Progress events; the browser's EventSource resumes with Last-Event-ID after a drop.
   function follow(after) {
@@ -173,9 +209,24 @@
       s.suggestions.slice(0, 6).forEach(function (g) { ul.appendChild(el("li", {}, "Suggestion: " + g.reason)); });
       body.appendChild(ul);
     }
-    s.units.forEach(function (unit) {
+    var order = [];
+    s.units.forEach(function (unit) { unit.topic_ids.forEach(function (id) { if (topics[id]) order.push(id); }); });
+    var splits = view.split_points || {};
+    s.units.forEach(function (unit, unitIndex) {
       var section = el("div", { "class": "unit", "data-unit": unit.unit_id });
-      section.appendChild(el("h3", {}, unit.title));
+      if (reviewing) {
+        var head = el("div", { "class": "inline-form unit-head" });
+        head.appendChild(el("input", { value: unit.title, "aria-label": "Title of unit " + unit.title, "data-rename-unit": unit.unit_id, maxlength: "200" }));
+        [["↑", "up"], ["↓", "down"]].forEach(function (m) {
+          var b = el("button", { type: "button", "class": "secondary", "aria-label": "Move unit " + unit.title + " " + m[1], "data-move-unit": unit.unit_id + ":" + m[1] }, m[0]);
+          b.disabled = (m[1] === "up" && unitIndex === 0) || (m[1] === "down" && unitIndex === s.units.length - 1);
+          b.addEventListener("click", function () { turn({ edits: [{ op: "move_unit", unit_id: unit.unit_id, direction: m[1] }] }); });
+          head.appendChild(b);
+        });
+        section.appendChild(head);
+      } else {
+        section.appendChild(el("h3", {}, unit.title));
+      }
       var ol = el("ol", {});
       unit.topic_ids.forEach(function (id, index) {
         var t = topics[id];
@@ -196,13 +247,15 @@
           var drop = el("button", { type: "button", "class": "secondary", "aria-label": "Drop " + t.title, "data-drop": id }, "Drop");
           drop.addEventListener("click", function () { turn({ edits: [{ op: "drop", topic_id: id }] }); });
           li.appendChild(drop);
+          li.appendChild(el("span", { "class": "muted" }, " " + counted(t.words, "word")));
+          li.appendChild(topicControls(t, topics, order, splits[id] || []));
         } else {
           li.appendChild(el("strong", {}, t.title));
+          var meta = " " + counted(t.words, "word");
+          var builds = t.prerequisites.filter(function (p) { return topics[p]; }).map(function (p) { return topics[p].title; });
+          if (builds.length) meta += " · builds on " + builds.join(", ");
+          li.appendChild(el("span", { "class": "muted" }, meta));
         }
-        var meta = " " + counted(t.words, "word");
-        var builds = t.prerequisites.filter(function (p) { return topics[p]; }).map(function (p) { return topics[p].title; });
-        if (builds.length) meta += " · builds on " + builds.join(", ");
-        li.appendChild(el("span", { "class": "muted" }, meta));
         ol.appendChild(li);
       });
       section.appendChild(ol);
@@ -211,6 +264,7 @@
     if (reviewing) {
       var bar = el("div", { "class": "inline-form" });
       var apply = el("button", { type: "button", "class": "secondary", "data-testid": "apply-structure" }, "Apply renames and merge selected");
+      bar.appendChild(el("span", { "class": "muted" }, "Or type it to the assistant: “merge A and B”, “split A”, “B needs A”, “looks good, approve”. "));
       apply.addEventListener("click", function () { turn({ edits: structureEdits() }); });
       var approve = el("button", { type: "button", "data-testid": "approve-structure" }, "Approve structure");
       approve.addEventListener("click", function () { turn({ edits: structureEdits(), approve: true }); });
@@ -219,8 +273,50 @@
     }
   }
 
+  // A topic's prerequisites (each removable), a choice of an earlier topic to build on, and
+  // where it can be split (its own headings).
+  function topicControls(t, topics, order, splitAt) {
+    var box = el("div", { "class": "topic-controls", "data-controls": t.topic_id });
+    var needs = el("p", { "class": "muted" }, "Builds on: ");
+    var listed = t.prerequisites.filter(function (p) { return topics[p]; });
+    if (!listed.length) needs.appendChild(document.createTextNode("nothing yet "));
+    listed.forEach(function (p) {
+      needs.appendChild(document.createTextNode(topics[p].title + " "));
+      var x = el("button", { type: "button", "class": "secondary", "aria-label": t.title + " no longer builds on " + topics[p].title, "data-remove-prerequisite": t.topic_id + ":" + p }, "×");
+      x.addEventListener("click", function () { turn({ edits: [{ op: "remove_prerequisite", topic_id: t.topic_id, prerequisite_id: p }] }); });
+      needs.appendChild(x);
+      needs.appendChild(document.createTextNode(" "));
+    });
+    box.appendChild(needs);
+    var earlier = order.slice(0, order.indexOf(t.topic_id)).filter(function (p) { return listed.indexOf(p) < 0; });
+    if (earlier.length) {
+      var add = el("select", { "aria-label": t.title + " builds on", "data-add-prerequisite": t.topic_id });
+      add.appendChild(el("option", { value: "" }, "Add: builds on…"));
+      earlier.forEach(function (p) { add.appendChild(el("option", { value: p }, topics[p].title)); });
+      add.addEventListener("change", function () {
+        if (add.value) turn({ edits: [{ op: "add_prerequisite", topic_id: t.topic_id, prerequisite_id: add.value }] });
+      });
+      box.appendChild(add);
+    }
+    if (splitAt.length) {
+      var split = el("select", { "aria-label": "Split " + t.title + " at", "data-split": t.topic_id });
+      split.appendChild(el("option", { value: "" }, "Split at…"));
+      splitAt.forEach(function (p) { split.appendChild(el("option", { value: p.section_id }, p.heading || "(untitled section)")); });
+      split.addEventListener("change", function () {
+        if (split.value) turn({ edits: [{ op: "split_topic", topic_id: t.topic_id, at_section_id: split.value }] });
+      });
+      box.appendChild(split);
+    }
+    return box;
+  }
+
   function structureEdits() {
     var edits = [];
+    view.structure.units.forEach(function (u) {
+      var input = document.querySelector('[data-rename-unit="' + u.unit_id + '"]');
+      var title = input ? input.value.trim() : "";
+      if (title && title !== u.title) edits.push({ op: "rename_unit", unit_id: u.unit_id, title: title });
+    });
     var topics = {};
     view.structure.topics.forEach(function (t) { topics[t.topic_id] = t; });
     document.querySelectorAll("[data-rename]").forEach(function (input) {
@@ -342,16 +438,8 @@
     return edits;
   }
 
-  // The readiness checks in the author's words.
-  var CHECK_WORDS = {
-    "content": "Your files",
-    "structure": "Structure",
-    "answerability": "Answers found in your material",
-    "no leaks or duplicates": "No answer given away, no repeats",
-    "topic coverage": "Questions on every lesson",
-    "bloom coverage": "Levels of understanding asked",
-    "objectives": "Key points asked about",
-  };
+  // The readiness checks in the author's words (readiness.LABELS, from the page).
+  var CHECK_WORDS = JSON.parse(root.getAttribute("data-checks") || "{}");
 
   function renderReport() {
     var r = view.report;
@@ -359,7 +447,7 @@
     if (!r) return;
     var body = $("report-body");
     body.textContent = "";
-    body.appendChild(el("p", { "data-testid": "readiness" }, "Readiness " + r.readiness + " out of 100: " + (r.ready ? "ready to publish" : "not ready yet")));
+    body.appendChild(el("p", { "data-testid": "readiness" }, "Readiness " + r.readiness + " out of 100: " + (r.ready ? "ready to publish" : "not ready yet; publishing will ask you to confirm")));
     var ul = el("ul", {});
     r.checks.forEach(function (c) {
       ul.appendChild(el("li", { "data-passed": String(c.passed), "data-check": c.name }, (c.passed ? "✓ " : "! ") + (CHECK_WORDS[c.name] || c.name) + ": " + c.detail));
