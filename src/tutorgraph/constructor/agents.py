@@ -7,11 +7,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from tutorgraph.constructor import analysis, prompts, questions
 from tutorgraph.constructor.parameters import constructor_parameters
-from tutorgraph.constructor.state import ACTIONS, Action, QuizItem, SourceSection, Topic
+from tutorgraph.constructor.programs import ShellCommand
+from tutorgraph.constructor.questions import SiblingTerm
+from tutorgraph.constructor.state import (
+    ACTIONS,
+    Action,
+    ItemAsks,
+    QuizItem,
+    SourceSection,
+    Topic,
+)
 from tutorgraph.constructor.text import salient_terms
 from tutorgraph.knowledge.bloom import BloomLevel, QuestionType
 from tutorgraph.llm import Message, Model, OfflineEngine
@@ -66,12 +75,23 @@ class PrerequisiteOutput(BaseModel):
     topics: list[TopicPrerequisites]
 
 
+class CourseCommand(BaseModel):
+    """A shell command of another topic, with the words that explain it: a wrong choice of a
+    "which command" item."""
+
+    command: str
+    explanation: str = ""
+
+
 class QuizRequest(BaseModel):
     topic: Topic
     text: str
     earlier: str = ""  # the text of the topic's file before it
     levels: list[BloomLevel]
     count: int
+    # The course's other terms and commands: the wrong options of choice items.
+    siblings: list[SiblingTerm] = Field(default_factory=list)
+    commands: list[CourseCommand] = Field(default_factory=list)
 
 
 class ProposedQuestion(BaseModel):
@@ -81,10 +101,24 @@ class ProposedQuestion(BaseModel):
     reference_answer: str = Field(min_length=3)
     key_points: list[str] = Field(min_length=1, max_length=6)
     evidence: str = Field(min_length=3)
+    asks: ItemAsks = "define"  # what it asks the learner to do (QuizItem.asks)
+    options: list[str] = Field(default_factory=list, max_length=6)  # a multiple-choice form
+    correct_index: int | None = None
+    why_wrong: list[str] = Field(default_factory=list, max_length=6)
+
+    @model_validator(mode="after")
+    def _choice_form(self) -> ProposedQuestion:
+        """Options come with the index of the right one, within them."""
+        if self.options and (
+            self.correct_index is None or not 0 <= self.correct_index < len(self.options)
+        ):
+            raise ValueError("correct_index must name one of the options")
+        return self
 
 
 class QuizOutput(BaseModel):
     questions: list[ProposedQuestion]
+    notes: list[str] = Field(default_factory=list)  # what the writer left out, and why
 
 
 class CoordinatorRequest(BaseModel):
@@ -134,6 +168,8 @@ async def write_questions(model: Model, request: QuizRequest) -> QuizOutput:
         terms=", ".join(request.topic.key_terms),
         levels=", ".join(level.value for level in request.levels),
         count=request.count,
+        siblings=", ".join(s.term for s in request.siblings) or "(none)",
+        commands=", ".join(f"`{c.command}`" for c in request.commands) or "(none)",
         text=request.text[: constructor_parameters().model_requests.source_chars],
     )
     messages = [Message.system(prompts.QUIZ_SYSTEM), Message.user(user)]
@@ -204,8 +240,14 @@ def _offline_prerequisites(
 
 def _offline_questions(_schema: type[BaseModel], _messages: Any, request: Any) -> QuizOutput:
     assert isinstance(request, QuizRequest)
-    items = questions.write_questions(
-        questions.TopicMaterial(request.topic, request.text, request.earlier),
+    written = questions.write_quiz(
+        questions.TopicMaterial(
+            request.topic,
+            request.text,
+            request.earlier,
+            siblings=request.siblings,
+            commands=[ShellCommand(c.command, c.explanation, "", "") for c in request.commands],
+        ),
         wanted=request.count,
     )
     return QuizOutput(
@@ -217,9 +259,14 @@ def _offline_questions(_schema: type[BaseModel], _messages: Any, request: Any) -
                 reference_answer=i.reference_answer,
                 key_points=i.key_points[:6] or [i.reference_answer],
                 evidence=i.evidence,
+                asks=i.asks,
+                options=i.options,
+                correct_index=i.correct_index,
+                why_wrong=i.why_wrong,
             )
-            for i in items
-        ]
+            for i in written.items
+        ],
+        notes=written.notes,
     )
 
 
@@ -264,6 +311,10 @@ def quiz_item(topic: Topic, index: int, proposed: ProposedQuestion) -> QuizItem:
         reference_answer=proposed.reference_answer,
         key_points=proposed.key_points,
         evidence=proposed.evidence,
+        asks=proposed.asks,
+        options=proposed.options,
+        correct_index=proposed.correct_index if proposed.options else None,
+        why_wrong=proposed.why_wrong,
     )
 
 

@@ -27,14 +27,29 @@ PREREQUISITE_USER = """Topics in course order (id | title | key terms | summary)
 For each topic id, list its prerequisite topic ids."""
 
 QUIZ_SYSTEM = """You write quiz questions for one topic of a course, strictly from the source text
-you are given: every reference answer must be stated or directly supported by the text, and the
-question must not give its answer away. Write free-text questions at the requested Bloom levels
-(remember, understand, apply, analyze, evaluate, create) with types conceptual, scenario,
-debugging or design. For each, give a reference answer, 1 to 4 key points a grader checks, and
-the exact source sentence(s) the answer comes from as evidence. Answer with JSON only."""
+you are given: every reference answer must be stated or directly supported by the text (or, for a
+program, be what it prints), and the question must not give its answer away. Test understanding:
+at least two thirds of the questions ask why, how, what happens if, compare, predict the output,
+apply a rule to a case, debug, or which command does a job; at most one asks "what is X?" and at
+most one is fill-in-the-blank (only on a term the text defines, never with the term or a word of
+its stem left in the question). Use at least two Bloom levels (remember, understand, apply,
+analyze, evaluate, create) and the types conceptual, scenario, debugging or design.
+Each question names its subject (the topic or the term) and stands alone: no "this", "these",
+"the above", "the following", "here" or "as shown" pointing outside it; a whole question, not a
+fragment followed by "Why?". Never ask to predict the output of a program you cannot be sure of.
+For each question give: asks (one of why, how, what_if, compare, predict, apply, debug, command,
+define, blank), a reference answer in whole sentences from the text that contains all the key
+points, 1 to 4 key points a grader checks, and the exact source sentence(s) as evidence.
+Where you can, give a multiple-choice form: 4 options of similar length and form (the right one
+not the longest), correct_index (0-based), and why_wrong per option ("" for the right one, and
+"" where the text gives no reason). Draw wrong options from the course itself: the sibling
+terms and commands listed, and the confusions the text names ("X is not Y", "unlike Y", "a
+common mistake is"); never "all of the above". Answer with JSON only."""
 
 QUIZ_USER = """Topic: {title}
 Key terms: {terms}
+Other terms of the course (for wrong options): {siblings}
+Other commands of the course (for wrong options): {commands}
 Bloom levels wanted: {levels}
 Number of questions: {count}
 
