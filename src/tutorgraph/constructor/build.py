@@ -15,6 +15,7 @@ from langgraph.types import Command
 from tutorgraph import observability
 from tutorgraph.constructor.context import ConstructorContext, Upload
 from tutorgraph.constructor.graph import compile_graph
+from tutorgraph.constructor.outline import order_key, read_outline
 from tutorgraph.constructor.state import CHECKPOINT_TYPES, ConstructorState, ProgressEvent
 from tutorgraph.content.extract import ExtractionLimits
 from tutorgraph.errors import InputError
@@ -22,16 +23,19 @@ from tutorgraph.llm import Model
 from tutorgraph.store.checkpoints import serializer
 
 SOURCE_SUFFIXES = frozenset({".md", ".markdown", ".txt", ".html", ".htm", ".pdf", ".docx"})
+MARKDOWN_SUFFIXES = frozenset({".md", ".markdown"})
 
 
 def collect_files(paths: Sequence[Path]) -> list[Path]:
-    """The files to read: each file named, and the source files under each folder named (in
-    name order, which is the book order for numbered chapters)."""
+    """The files to read, in the author's order: files named keep the order they were named
+    in; a folder's source files follow their front matter's order key (`order`, `nav_order`,
+    `weight`, `lecture`...) when every Markdown file in it has one, else their names (the book
+    order for numbered chapters)."""
     found: list[Path] = []
     for path in paths:
         if path.is_dir():
-            found += sorted(
-                p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in SOURCE_SUFFIXES
+            found += _folder_in_order(
+                [p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in SOURCE_SUFFIXES]
             )
         elif path.is_file():
             found.append(path)
@@ -39,7 +43,24 @@ def collect_files(paths: Sequence[Path]) -> list[Path]:
             raise InputError(f"{path}: no such file or folder")
     if not found:
         raise InputError("no source files found (Markdown, text, HTML, PDF or DOCX)")
-    return found
+    return list(dict.fromkeys(found))
+
+
+def _folder_in_order(files: list[Path]) -> list[Path]:
+    by_name = sorted(files)
+    keys = {p: _order_key(p) for p in by_name if p.suffix.lower() in MARKDOWN_SUFFIXES}
+    if not keys or any(k is None for k in keys.values()):
+        return by_name
+    # Files without front matter (PDF, Word...) keep their place among names after the rest.
+    return sorted(by_name, key=lambda p: (keys.get(p) is None, keys.get(p) or 0.0))
+
+
+def _order_key(path: Path) -> float | None:
+    try:
+        head = path.read_text(encoding="utf-8-sig", errors="replace")
+    except OSError:
+        return None
+    return order_key(read_outline(head).front_matter) if head.startswith("---") else None
 
 
 def uploads_from(files: Sequence[Path], limits: ExtractionLimits) -> list[Upload]:

@@ -105,6 +105,19 @@ class PrerequisiteParameters(ParameterSection):
         "...and if the earlier topic is the one right before it in the same unit."
     )
     min_score: float = weight("Points an earlier topic needs to be a prerequisite.")
+    plain_term_weight: float = weight(
+        "Points for a single word an earlier topic introduced without defining it (a defined "
+        "term or a phrase of two words or more counts 1)."
+    )
+    max_term_share: float = share(
+        "A term used by more than this share of the topics is too common to make one topic "
+        "need another..."
+    )
+    share_min_topics: int = count("...in a course of at least this many topics.")
+    reference_window_chars: int = count(
+        "Characters after a reference cue ('see', 'covered in') in which a topic's title or "
+        "'lecture N' names the topic referred to."
+    )
 
 
 class ReadingParameters(ParameterSection):
@@ -165,6 +178,24 @@ class QuizWriterParameters(ParameterSection):
         "A purpose sentence is cut at its cue into two key points when each side has more than "
         "this many characters."
     )
+    definitions_per_topic: int = count("'What is X?' items per topic at most.")
+    condition_min_words: int = count(
+        "A sentence 'If <condition>, <result>' asked about has at least this many words..."
+    )
+    condition_max_words: int = count("...and at most this many.")
+    procedure_min_steps: int = count(
+        "A numbered list asked as 'how do you ...?' has at least this many steps..."
+    )
+    procedure_max_steps: int = count("...and at most this many (each step is a key point).")
+    choice_options: int = count("Options of a multiple-choice item, the right one included.")
+    understanding_per_recall: int = count(
+        "A topic's items hold one recall item (what is X?, a blank) for every this many items "
+        "that test understanding (one when there is none)."
+    )
+    sibling_terms: int = count(
+        "Terms of the course's other topics a topic's request carries at most (the wrong "
+        "options of its choice items)."
+    )
 
     @model_validator(mode="after")
     def _ranges(self) -> Self:
@@ -175,6 +206,8 @@ class QuizWriterParameters(ParameterSection):
             ("reason_sentence_min_words", "reason_sentence_max_words"),
             ("use_when_min_words", "use_when_max_words"),
             ("contrast_min_words", "contrast_max_words"),
+            ("condition_min_words", "condition_max_words"),
+            ("procedure_min_steps", "procedure_max_steps"),
         )
         return self
 
@@ -202,6 +235,15 @@ class ProgramParameters(ParameterSection):
     output_check_max_values: int = count(
         "A program question whose shown output has at most this many numbers gets a numeric "
         "check of them (more: a table the learner would not retype)."
+    )
+    predict_max_programs: int = count(
+        "Programs of a topic run in the sandbox at most (each twice, to refuse output that "
+        "changes from run to run)."
+    )
+    run_cpu_seconds: int = count("CPU seconds a program asked about may use when run...")
+    run_wall_seconds: int = count("...and seconds of wall-clock time.")
+    command_min_words: int = count(
+        "A shell command is asked about when the words that explain it number at least this many."
     )
 
     @model_validator(mode="after")
@@ -232,6 +274,16 @@ class ItemCheckParameters(ParameterSection):
         "Two items whose questions (both ways) and answers share this share of their content "
         "stems are duplicates."
     )
+    support_window: int = count(
+        "A key point is supported when its words the question lacks are within this many "
+        "consecutive sentences or lines of a retrieved passage."
+    )
+    choice_min_options: int = count("A multiple-choice item has at least this many options.")
+    choice_length_ratio: float = Field(
+        ge=1.0,
+        description="A choice item's right option may be at most this many times as long as its "
+        "longest wrong one (else it gives itself away).",
+    )
 
 
 class RubricParameters(ParameterSection):
@@ -254,8 +306,11 @@ class ReadinessParameters(ParameterSection):
     answerability_target: float = share(
         "The answerability check passes when this share of the kept items is answerable."
     )
-    min_items_per_topic: int = count("Topic coverage: kept items every topic needs.")
-    min_bloom_levels: int = count("Bloom coverage: levels every topic's items reach.")
+    min_items_per_topic: int = count(
+        "Items per topic: kept items a topic of substantial_topic_words or more needs (a "
+        "shorter topic needs one)."
+    )
+    min_bloom_levels: int = count("Bloom spread: levels such a topic's items reach.")
     objective_share: float = share(
         "Objectives: share of a topic's key points the items must ask about, on average."
     )
@@ -275,6 +330,18 @@ class ReadinessParameters(ParameterSection):
     topic_coverage_weight: float = weight("Weight of the topic coverage check.")
     bloom_coverage_weight: float = weight("Weight of the Bloom coverage check.")
     objectives_weight: float = weight("Weight of the objectives check.")
+    substantial_topic_words: int = count(
+        "A topic of at least this many words needs min_items_per_topic items over "
+        "min_bloom_levels levels."
+    )
+    understanding_target: float = share(
+        "Tests understanding passes when this share of the kept items asks why, how, what "
+        "happens if, compare, predict, apply, debug or which command."
+    )
+    understanding_weight: float = weight("Weight of the tests-understanding check (blocking).")
+    exercises_weight: float = weight("Weight of the exercises-excluded check (blocking).")
+    prerequisites_weight: float = weight("Weight of the prerequisite-sanity check (blocking).")
+    shown_question_chars: int = count("Characters of a question a check's detail quotes.")
 
 
 class ModelRequestParameters(ParameterSection):

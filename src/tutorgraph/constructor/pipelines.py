@@ -11,7 +11,7 @@ from typing import Any, TypedDict
 from langgraph.runtime import Runtime
 
 from tutorgraph import offload
-from tutorgraph.constructor import agents, analysis, readiness
+from tutorgraph.constructor import agents, analysis, programs, questions, readiness
 from tutorgraph.constructor.context import ConstructorContext
 from tutorgraph.constructor.item_checks import EvidenceIndex, check_items
 from tutorgraph.constructor.parameters import constructor_parameters
@@ -76,7 +76,7 @@ async def extract(state: IngestionState, runtime: Runtime[ConstructorContext]) -
     uploads = runtime.context.read_uploads(list(kinds))
     files: list[SourceFile] = []
     failures = list(state.get("failures", []))
-    for done, upload in enumerate(uploads, start=1):
+    for done, upload in enumerate(uploads, start=1):  # in the author's (upload) order
         _say(runtime, "ingestion", f"reading {upload.filename}", done=done - 1, total=len(uploads))
         # PDF and Word parsers run in a child process that is killed at the time limit (once
         # a reader slot is free); text formats are read in a thread. Both on the extraction pool.
@@ -108,17 +108,23 @@ async def extract(state: IngestionState, runtime: Runtime[ConstructorContext]) -
                 )
             )
         markdown = flatten_divs(document.markdown)
+        about = document.metadata
         files.append(
             SourceFile(
                 file_id=upload.upload_id,
                 filename=upload.filename,
                 kind=document.kind,
-                title=document.title,
+                # The author's own title (front matter, a PDF's or Word file's metadata title)
+                # before the first heading the extractor found.
+                title=about.get("title") or document.title,
                 markdown=markdown,
                 pages=document.pages,
                 words=len(markdown.split()),
                 images=images,
                 warnings=document.warnings,
+                description=about.get("description", "") or about.get("summary", ""),
+                front_matter=about,
+                order=done - 1,
             )
         )
     _say(
@@ -187,6 +193,7 @@ class StructureState(TypedDict, total=False):
 async def analyze_content(
     state: StructureState, runtime: Runtime[ConstructorContext]
 ) -> StructureState:
+    # Files in the order the author gave them (arguments, uploads); sections in file order.
     sections = [s for f in state.get("files", []) for s in analysis.file_sections(f)]
     _say(runtime, "structure", f"Found {counted(len(sections), 'section')} in your files")
     return {"sections": sections}
@@ -200,7 +207,8 @@ async def detect_topics(
     titles = {f.file_id: f.title for f in files}
     request = agents.TopicsRequest(
         course_title=state.get("course_title", ""),
-        sections=agents.outline(sections, titles),
+        # A model sees the taught sections only: exercises and reading lists are never topics.
+        sections=agents.outline([s for s in sections if s.role == "lesson"], titles),
         file_sections={f.file_id: [s for s in sections if s.file_id == f.file_id] for f in files},
         file_titles=titles,
     )
@@ -214,14 +222,18 @@ async def detect_topics(
 async def group_into_units(
     state: StructureState, runtime: Runtime[ConstructorContext]
 ) -> StructureState:
-    proposal = state["proposal"]
-    by_id = {s.section_id: s for s in state.get("sections", [])}
-    ids = analysis.topic_ids([t.title for t in proposal.topics], "")
-    texts = ["\n\n".join(by_id[s].text for s in t.section_ids) for t in proposal.topics]
+    sections = state.get("sections", [])
+    position = {s.section_id: index for index, s in enumerate(sections)}
+    # Topics in the material's order (files as the author gave them, then sections), whatever
+    # order a model proposed them in.
+    proposed_topics = sorted(state["proposal"].topics, key=lambda t: position[t.section_ids[0]])
+    by_id = {s.section_id: s for s in sections}
+    ids = analysis.topic_ids([t.title for t in proposed_topics], "")
+    texts = ["\n\n".join(by_id[s].text for s in t.section_ids) for t in proposed_topics]
     terms = salient_terms(texts, top=constructor_parameters().topics.key_terms) if texts else []
     topics = []
-    for topic_id, proposed, text, key_terms in zip(ids, proposal.topics, texts, terms, strict=True):
-        sections = [by_id[s] for s in proposed.section_ids]
+    for topic_id, proposed, text, key_terms in zip(ids, proposed_topics, texts, terms, strict=True):
+        covered = [by_id[s] for s in proposed.section_ids]
         topics.append(
             Topic(
                 topic_id=topic_id,
@@ -231,15 +243,16 @@ async def group_into_units(
                 key_terms=key_terms,
                 summary=analysis.summary_of(text),
                 key_points=analysis.key_points(text, key_terms),
-                words=sum(s.words for s in sections),
-                has_code=any(s.has_code for s in sections),
+                words=sum(s.words for s in covered),
+                has_code=any(s.has_code for s in covered),
             )
         )
-    units = analysis.group_units(
-        [(t.unit_title, by_id[t.section_ids[0]].file_id) for t in proposal.topics], ids
-    )
+    files = state.get("files", [])
+    keys = analysis.unit_keys(files, sections, [t.section_ids[0] for t in proposed_topics])
+    units = analysis.group_units(keys, ids)
     unit_of = {t: u.unit_id for u in units for t in u.topic_ids}
     topics = [t.model_copy(update={"unit_id": unit_of[t.topic_id]}) for t in topics]
+    units = analysis.unit_sections(units, topics, sections)
     _say(runtime, "structure", f"Grouped them into {counted(len(units), 'unit')}")
     return {"topics": topics, "units": units}
 
@@ -254,6 +267,11 @@ async def identify_prerequisites(
         agents.PrerequisiteRequest(topics=topics, texts=[texts[t.topic_id] for t in topics]),
     )
     found = analysis.earlier_only(topics, {t.topic_id: t.prerequisites for t in output.topics})
+    # A later topic only where the text sends the reader there itself ("see Lecture 3").
+    references = analysis.explicit_references(
+        topics, [texts[t.topic_id] for t in topics], state.get("units", [])
+    )
+    found = analysis.with_references(topics, found, references)
     topics = [t.model_copy(update={"prerequisites": found.get(t.topic_id, [])}) for t in topics]
     links = sum(len(t.prerequisites) for t in topics)
     _say(
@@ -268,11 +286,15 @@ async def build_hierarchy(
     state: StructureState, runtime: Runtime[ConstructorContext]
 ) -> StructureState:
     files = state.get("files", [])
-    title = state.get("course_title") or (files[0].title if len(files) == 1 else "")
+    units = state.get("units", [])
+    by_id = {s.section_id: s for s in state.get("sections", [])}
+    intro = "\n\n".join(by_id[s].text for s in (units[0].intro_section_ids if units else []))
+    # The author's title, else what the material calls itself; "" when nothing names the
+    # course (the coordinator asks for it).
     structure = CourseStructure(
-        title=title or "Untitled course",
-        description=analysis.summary_of("\n\n".join(f.markdown for f in files[:1])),
-        units=state.get("units", []),
+        title=state.get("course_title") or analysis.course_title(files),
+        description=analysis.course_description(files, intro),
+        units=units,
         topics=state.get("topics", []),
     )
     return {"structure": structure}
@@ -317,13 +339,16 @@ def topic_texts(topics: list[Topic], sections: list[SourceSection]) -> dict[str,
 
 
 def text_before(topic: Topic, sections: list[SourceSection]) -> str:
-    """The text of the topic's file before its first section."""
+    """The taught text of the topic's file before its first section (exercises and reading
+    lists left out)."""
     ids = set(topic.section_ids)
     first = next((i for i, s in enumerate(sections) if s.section_id in ids), None)
     if first is None:
         return ""
     file_id = sections[first].file_id
-    return "\n\n".join(s.text for s in sections[:first] if s.file_id == file_id)
+    return "\n\n".join(
+        s.text for s in sections[:first] if s.file_id == file_id and s.role == "lesson"
+    )
 
 
 # ---- quiz generation ------------------------------------------------------------------------
@@ -366,6 +391,7 @@ async def generate_questions(state: QuizState, runtime: Runtime[ConstructorConte
     topic = structure.topic(str(state["current"]))
     sections = state.get("sections", [])
     text = topic_texts([topic], sections)[topic.topic_id]
+    vocabularies, commands = await run_blocking(course_vocabulary, structure, sections)
     output = await agents.write_questions(
         runtime.context.model,
         agents.QuizRequest(
@@ -374,10 +400,42 @@ async def generate_questions(state: QuizState, runtime: Runtime[ConstructorConte
             earlier=text_before(topic, sections),
             levels=bloom_plan(topic),
             count=runtime.context.items_per_topic,
+            siblings=questions.sibling_terms(topic, vocabularies),
+            commands=[
+                agents.CourseCommand(command=c.command, explanation=c.explanation) for c in commands
+            ],
         ),
     )
+    for note in output.notes:
+        _say(runtime, "quiz", note)
     draft = [agents.quiz_item(topic, i, q) for i, q in enumerate(output.questions)]
     return {"draft": draft, "generated": state.get("generated", 0) + len(draft)}
+
+
+CourseVocabulary = tuple[
+    list[tuple[Topic, list[questions.SiblingTerm]]], list[programs.ShellCommand]
+]
+_VOCABULARY: dict[tuple[str, ...], CourseVocabulary] = {}
+
+
+def course_vocabulary(
+    structure: CourseStructure, sections: list[SourceSection]
+) -> CourseVocabulary:
+    """Each topic's terms (`questions.topic_vocabulary`) and the course's explained shell
+    commands: the wrong options of every topic's choice items. Read once per structure (each
+    topic's quiz request takes its siblings from it)."""
+    key = tuple(f"{t.topic_id}:{','.join(t.section_ids)}" for t in structure.topics)
+    found = _VOCABULARY.get(key)
+    if found is None:
+        texts = topic_texts(structure.topics, sections)
+        topics = structure.ordered_topics() or structure.topics
+        found = (
+            [(t, questions.topic_vocabulary(t, texts[t.topic_id])) for t in topics],
+            questions.course_commands([texts[t.topic_id] for t in topics]),
+        )
+        _VOCABULARY.clear()  # one build's course at a time
+        _VOCABULARY[key] = found
+    return found
 
 
 async def validate_questions(state: QuizState, runtime: Runtime[ConstructorContext]) -> QuizState:
@@ -455,7 +513,9 @@ async def validate_quiz(
     state: ValidationState, runtime: Runtime[ConstructorContext]
 ) -> ValidationState:
     index = EvidenceIndex.of(state.get("chunks", []))
-    checks = readiness.quiz_checks(state["structure"], state["bank"], index)
+    checks = readiness.quiz_checks(
+        state["structure"], state["bank"], index, state.get("sections", [])
+    )
     return {"checks": [*state.get("checks", []), *checks]}
 
 

@@ -58,6 +58,10 @@ class ExtractedDocument(BaseModel):
     words: int
     images: list[ExtractedImage]
     warnings: list[str]
+    # What the file says about itself, as plain strings: a Markdown file's YAML front matter
+    # (title, description, order...), a PDF's document information (title, subject, author),
+    # a Word file's core properties, an HTML page's <title> (as `page_title`) and description.
+    metadata: dict[str, str] = {}
 
 
 class ExtractionError(InputError):
@@ -122,3 +126,4 @@ class _Draft:
     markdown: str
     metadata_title: str | None = None
     pages: int | None = None
+    metadata: dict[str, str] = field(default_factory=dict)

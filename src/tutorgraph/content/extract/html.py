@@ -20,6 +20,13 @@ def _read_html(text: str, images: _Images) -> _Draft:
     # An XHTML declaration would make BeautifulSoup warn that this may be XML.
     soup = BeautifulSoup(re.sub(r"\A\s*<\?xml[^>]*>", "", text), "html.parser")
     title = soup.title.get_text(" ", strip=True) if soup.title else None
+    # A page's <title> often carries the site's name too ("Generators - Dive Into Python 3"):
+    # kept apart from the author's title, which is the page's first heading.
+    metadata = {"page_title": title or ""}
+    for meta in soup.find_all("meta"):
+        key = str(meta.get("name") or meta.get("property") or "").lower()
+        if key in ("description", "og:description") and not metadata.get("description"):
+            metadata["description"] = " ".join(str(meta.get("content") or "").split())
     for tag in soup.find_all(_DROPPED_TAGS):
         # An article's own <header> holds its title; the page's header is site chrome.
         keep = tag.name == "header" and tag.find_parent(["article", "main"]) is not None
@@ -45,7 +52,7 @@ def _read_html(text: str, images: _Images) -> _Draft:
         code_language_callback=_code_language,
     )
     markdown: str = converter.convert_soup(soup)
-    return _Draft(markdown, metadata_title=title)
+    return _Draft(markdown, metadata_title=title, metadata=metadata)
 
 
 def _code_language(pre: Tag) -> str:

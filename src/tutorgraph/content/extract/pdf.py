@@ -1,5 +1,11 @@
-"""PDF to markdown (pypdf): headings from font sizes, monospace lines as code, images with
-their captions."""
+"""PDF to markdown (pypdf): headings from the document outline (bookmarks) when it has one,
+else from font sizes; monospace lines as code, images with their captions; the document
+information (title, subject, author) as metadata.
+
+With bookmarks, a line on a bookmark's page whose text is the bookmark's title becomes a heading
+at the bookmark's depth (a title line set larger than everything, above the first bookmark, is
+`#` and the bookmarks go one level down); a bookmark whose title is not a line of its page is
+put at the top of that page. Bookmarks that point nowhere are skipped."""
 
 from __future__ import annotations
 
@@ -39,6 +45,13 @@ class _Line:
 
 
 @dataclass
+class _Bookmark:
+    title: str
+    depth: int  # 1 for a top-level bookmark
+    page: int  # 0-based
+
+
+@dataclass
 class _Drawn:
     """An image XObject drawn here; `bottom` is its lower edge on the page."""
 
@@ -60,6 +73,8 @@ def _read_pdf(filename: str, data: bytes, images: _Images) -> _Draft:
             limit = images.limits.max_pages
             raise _fail(filename, f"has {len(reader.pages)} pages; the limit is {limit}")
         metadata_title = reader.metadata.title if reader.metadata else None
+        metadata = _document_information(reader)
+        bookmarks = _bookmarks(reader)
         for number, page in enumerate(reader.pages, 1):
             try:
                 pages.append(_pdf_page_items(page))
@@ -75,18 +90,122 @@ def _read_pdf(filename: str, data: bytes, images: _Images) -> _Draft:
         raise _fail(filename, f"could not be read as a PDF: {_reason(exc)}") from exc
     _drop_running_lines(pages)
     levels = _heading_levels(pages, _body_size(pages))
+    level_of, unplaced = (
+        _bookmark_levels(pages, bookmarks, levels) if bookmarks else (_size_levels(levels), {})
+    )
     blocks: list[str] = []
     for number, (items, page_images) in enumerate(zip(pages, pictures, strict=True), 1):
         if number in broken:
             images.warnings.append(f"page {number} could not be read: {broken[number]}")
         elif not any(isinstance(item, _Line) for item in items):
             images.warnings.append(f"page {number} has no extractable text (scanned?)")
-        page_blocks = _pdf_page_blocks(items, page_images, levels, images)
+        page_blocks = unplaced.get(number - 1, []) + _pdf_page_blocks(
+            items, page_images, level_of, images
+        )
         if blocks and page_blocks and _continues(blocks[-1], page_blocks[0]):
             blocks[-1] = _join_lines([blocks[-1], page_blocks.pop(0)])  # across a page break
         blocks += page_blocks
     joiner = "\n" if images.limits.keep_lines else "\n\n"
-    return _Draft(joiner.join(blocks), metadata_title=metadata_title, pages=len(pages))
+    return _Draft(
+        joiner.join(blocks), metadata_title=metadata_title, pages=len(pages), metadata=metadata
+    )
+
+
+def _document_information(reader: PdfReader) -> dict[str, str]:
+    """Title, subject (as the description) and author from the document information."""
+    info = reader.metadata
+    if info is None:
+        return {}
+    title = " ".join(str(info.title or "").split())
+    if re.search(r"\.(docx?|pdf|tex|odt|pptx?)$|^microsoft word\b|^untitled$", title, re.I):
+        title = ""  # a file name or a word processor's placeholder, not the author's title
+    return {
+        "title": title,
+        "description": " ".join(str(info.subject or "").split()),
+        "author": " ".join(str(info.author or "").split()),
+    }
+
+
+def _bookmarks(reader: PdfReader) -> list[_Bookmark]:
+    """The document outline, flattened in reading order with each entry's depth."""
+    found: list[_Bookmark] = []
+
+    def walk(entries: list[Any], depth: int) -> None:
+        for entry in entries:
+            if isinstance(entry, list):
+                walk(entry, depth + 1)  # the children of the entry before
+                continue
+            try:
+                page = reader.get_destination_page_number(entry)
+            except Exception:  # a bookmark to a missing page or a named destination
+                continue
+            title = " ".join(str(getattr(entry, "title", "") or "").split())
+            if title and page is not None and page >= 0:
+                found.append(_Bookmark(title, depth, page))
+
+    try:
+        walk(list(reader.outline), 1)
+    except Exception:  # a damaged outline is read as no outline
+        return []
+    return found
+
+
+def _plain(text: str) -> str:
+    return " ".join(re.sub(r"[^\w]+", " ", text.lower()).split())
+
+
+def _size_levels(levels: dict[float, int]) -> Callable[[_Line], int | None]:
+    def level_of(line: _Line) -> int | None:
+        short = len(line.text.split()) <= _MAX_HEADING_WORDS
+        return levels.get(line.size) if short else None
+
+    return level_of
+
+
+def _bookmark_levels(
+    pages: list[list[_Line | _Drawn]], bookmarks: list[_Bookmark], levels: dict[float, int]
+) -> tuple[Callable[[_Line], int | None], dict[int, list[str]]]:
+    """Heading levels from the bookmarks, and the headings of bookmarks whose title is no line
+    of their page (page index -> markdown headings to put first)."""
+    lines = [[item for item in items if isinstance(item, _Line)] for items in pages]
+    title_line = next((line for page in lines for line in page if levels.get(line.size) == 1), None)
+    shift = 0
+    if title_line is not None and _plain(title_line.text) not in {
+        _plain(b.title) for b in bookmarks
+    }:
+        first = bookmarks[0]
+        before_first = any(line is title_line for page in lines[: first.page + 1] for line in page)
+        shift = 1 if before_first else 0
+    marked: dict[int, int] = {id(title_line): 1} if shift else {}
+    unplaced: dict[int, list[str]] = {}
+    for bookmark in bookmarks:
+        level = min(bookmark.depth + shift, 6)
+        page = lines[bookmark.page] if bookmark.page < len(lines) else []
+        if not _mark_title(page, _plain(bookmark.title), level, marked):
+            unplaced.setdefault(bookmark.page, []).append("#" * level + " " + bookmark.title)
+
+    def level_of(line: _Line) -> int | None:
+        return marked.get(id(line))
+
+    return level_of, unplaced
+
+
+def _mark_title(page: list[_Line], title: str, level: int, marked: dict[int, int]) -> bool:
+    """Mark the line (or the run of wrapped lines) of `page` that spells `title`."""
+    for start, line in enumerate(page):
+        if id(line) in marked or not title.startswith(_plain(line.text) or "\0"):
+            continue
+        run, spelled = [line], _plain(line.text)
+        for following in page[start + 1 : start + 4]:
+            if spelled == title:
+                break
+            spelled = (spelled + " " + _plain(following.text)).strip()
+            run.append(following)
+        if spelled == title or _plain(line.text) == title:
+            for part in run if spelled == title else [line]:
+                marked[id(part)] = level
+            return True
+    return False
 
 
 def _continues(before: str, after: str) -> bool:
@@ -218,7 +337,10 @@ def _heading_levels(pages: list[list[_Line | _Drawn]], body: float) -> dict[floa
 
 
 def _pdf_page_blocks(
-    items: list[_Line | _Drawn], kept: dict[str, str], levels: dict[float, int], images: _Images
+    items: list[_Line | _Drawn],
+    kept: dict[str, str],
+    level_of: Callable[[_Line], int | None],
+    images: _Images,
 ) -> list[str]:
     """One page as markdown blocks: headings, paragraphs of merged lines, lists, code, images."""
     lines = [item for item in items if isinstance(item, _Line)]
@@ -231,7 +353,9 @@ def _pdf_page_blocks(
 
     def end_blocks() -> None:
         if paragraph:
-            blocks.append(_join_lines([line.text for line in paragraph]))
+            # A body line that starts with "#" (a code comment set in the body font) is text.
+            text = _join_lines([line.text for line in paragraph])
+            blocks.append(re.sub(r"^(#+)(?=\s)", r"\\\1", text))
         if code:
             blocks.append(_code_fence(code))
         paragraph.clear()
@@ -249,7 +373,7 @@ def _pdf_page_blocks(
                 _set_caption(images, kept[item.xobject], caption)
                 blocks.append(f"![{caption}]({kept[item.xobject]})")
             continue
-        level = levels.get(item.size) if len(item.text.split()) <= _MAX_HEADING_WORDS else None
+        level = level_of(item)
         if item.monospace:
             if paragraph:
                 end_blocks()

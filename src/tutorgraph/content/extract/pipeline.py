@@ -61,6 +61,7 @@ def extract(
         words=words,
         images=images.kept,
         warnings=warnings,
+        metadata={k: v for k, v in draft.metadata.items() if v},
     )
 
 
@@ -80,11 +81,11 @@ def _tidy(markdown: str) -> str:
 
 
 def _first_h1(markdown: str) -> str:
-    """The first `# Heading` outside code fences, without bold and code marks; "" if none."""
+    """The first `# Heading` outside code fences, without emphasis and code marks; "" if none."""
     in_fence = False
     for line in markdown.split("\n"):
         if FENCE.match(line):
             in_fence = not in_fence
         elif not in_fence and (match := HEADING.match(line)) and len(match.group(1)) == 1:
-            return re.sub(r"\*\*|`", "", match.group(2)).strip()
+            return " ".join(re.sub(r"\*+|`", "", match.group(2)).split())
     return ""

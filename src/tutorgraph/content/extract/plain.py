@@ -7,7 +7,10 @@ import binascii
 import mimetypes
 import re
 import textwrap
+from datetime import date, datetime
 from urllib.parse import unquote_to_bytes
+
+import yaml
 
 from tutorgraph.content.chunking import FENCE, HEADING
 from tutorgraph.content.extract.base import _Draft, _Images
@@ -15,18 +18,17 @@ from tutorgraph.content.extract.base import _Draft, _Images
 # --- markdown and plain text ----------------------------------------------------------------
 
 _FRONT_MATTER = re.compile(r"\A---\n(?P<body>(?:[^\n]*\n){0,100}?)(?:---|\.\.\.)[ \t]*(?:\n|\Z)")
-_FRONT_TITLE = re.compile(r"^title:\s*[\"']?(?P<title>.*?)[\"']?\s*$", re.M)
 _DATA_IMAGE = re.compile(r"!\[(?P<alt>[^\]]*)\]\((?P<src>data:[^)\s]+)(?:\s+\"[^\"]*\")?\)")
 _UNDERLINE = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _NOT_A_TITLE = re.compile(r"^(?:#{1,6}\s|[-*+]\s|\d+[.)]\s|=+$|-+$|```|~~~|\|)")
 
 
 def _read_markdown(text: str, images: _Images) -> _Draft:
-    """Markdown as written, minus front matter; underlined headings as `#`; data images kept."""
-    title = None
+    """Markdown as written, minus front matter (kept as metadata); underlined headings as `#`;
+    data images kept."""
+    metadata: dict[str, str] = {}
     if (front := _FRONT_MATTER.match(text)) and ":" in front.group("body"):
-        title_match = _FRONT_TITLE.search(front.group("body"))
-        title = title_match.group("title") if title_match else None
+        metadata = front_matter_values(front.group("body"))
         text = text[front.end() :]
 
     def keep_image(match: re.Match[str]) -> str:
@@ -35,7 +37,39 @@ def _read_markdown(text: str, images: _Images) -> _Draft:
         return f"![{match.group('alt')}]({name})" if name else match.group("alt")
 
     markdown = "\n".join(_underlined_headings(text.split("\n")))
-    return _Draft(_DATA_IMAGE.sub(keep_image, markdown), metadata_title=title)
+    return _Draft(
+        _DATA_IMAGE.sub(keep_image, markdown),
+        metadata_title=metadata.get("title") or None,
+        metadata=metadata,
+    )
+
+
+def front_matter_values(body: str) -> dict[str, str]:
+    """A YAML front matter block's top-level scalar values as strings (lists joined by ", ",
+    nested maps left out); {} when it is not YAML. Safe loading only: no tags are run."""
+    try:
+        loaded = yaml.safe_load(body)
+    except yaml.YAMLError:
+        return {}
+    if not isinstance(loaded, dict):
+        return {}
+    values: dict[str, str] = {}
+    for key, value in loaded.items():
+        if isinstance(value, list) and all(_is_scalar(v) for v in value):
+            values[str(key)] = ", ".join(_scalar_text(v) for v in value)
+        elif _is_scalar(value) and value is not None:
+            values[str(key)] = _scalar_text(value).strip()
+    return values
+
+
+def _is_scalar(value: object) -> bool:
+    return value is None or isinstance(value, (str, int, float, bool, date, datetime))
+
+
+def _scalar_text(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return " ".join(str(value).split()) if isinstance(value, str) else str(value)
 
 
 def _data_uri_image(uri: str, caption: str, location: str, images: _Images) -> str | None:

@@ -56,7 +56,13 @@ def _read_docx(filename: str, data: bytes, images: _Images) -> _Draft:
     try:
         document = docx.Document(io.BytesIO(data))
         markdown = _docx_markdown(document, images)
-        metadata_title = document.core_properties.title
+        properties = document.core_properties
+        metadata_title = properties.title
+        metadata = {
+            "title": properties.title or "",
+            "description": properties.subject or properties.comments or "",
+            "author": properties.author or "",
+        }
         body = document.element.body
         dropped = {
             "equations": len(body.xpath(".//m:oMath")),
@@ -67,7 +73,7 @@ def _read_docx(filename: str, data: bytes, images: _Images) -> _Draft:
     for what, count in dropped.items():
         if count:
             images.warnings.append(f"{what} dropped (not converted to text): {count}")
-    return _Draft(markdown, metadata_title=metadata_title)
+    return _Draft(markdown, metadata_title=metadata_title, metadata=metadata)
 
 
 def _docx_markdown(document: DocxDocument, images: _Images) -> str:
