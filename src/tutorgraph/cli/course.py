@@ -60,6 +60,8 @@ def build(
     uploads = uploads_from(collect_files(paths), limits)
     model = build_engine(settings)
     state = asyncio.run(_run(uploads, model, title, limits, quiet=as_json))
+    if owner or out:
+        publishing.course_title(state)  # a course nothing names is not published or written
     slug = publishing.choose_slug_offline(state, title)
     held = False
     if owner:

@@ -5,6 +5,7 @@ the proposed structure and then the quiz bank. Turns are one pass: every path en
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -71,13 +72,33 @@ async def welcome(state: ConstructorState) -> ConstructorState:
     }
 
 
+# "title: Shell tools", "the course is called Shell tools", "call it Shell tools": the author
+# naming the course in chat (at any step, a review included).
+_TITLE_SAID = re.compile(
+    r"^\s*(?:(?:the\s+)?(?:course\s+)?title\s*(?:is|:|=)|call\s+(?:it|the\s+course)|"
+    r"name\s+(?:it|the\s+course)|the\s+course\s+is\s+called)\s*[\"“']?(?P<title>[^\"”']{2,300}?)"
+    r"[\"”']?\s*\.?\s*$",
+    re.I,
+)
+NO_TITLE = (
+    "Your files do not name the course. What is its title? Say “title: …” (or give it with "
+    "--title on the command line)."
+)
+
+
+def title_said(message: str) -> str:
+    """The course title an author's message gives ("title: X", "call it X"), or ""."""
+    match = _TITLE_SAID.match(message)
+    return match["title"].strip() if match else ""
+
+
 async def intake(state: ConstructorState) -> ConstructorState:
     request = state.get("request") or {}
     message = str(request.get("message") or "").strip()
     update: ConstructorState = {"reply": "", "error": "", "review_note": ""}
     if message:
         update["messages"] = [*state.get("messages", []), {"role": "user", "content": message}]
-    title = str(request.get("title") or "").strip()
+    title = str(request.get("title") or "").strip() or title_said(message)
     if title:
         update["course_title"] = title[:300]
     return update
@@ -179,7 +200,10 @@ async def ingestion(
     result = await subgraphs.INGESTION.ainvoke({"upload_ids": pending}, context=runtime.context)
     new_files: list[SourceFile] = result.get("files", [])
     replaced = {f.file_id for f in new_files}
-    files = [f for f in state.get("files", []) if f.file_id not in replaced] + new_files
+    earlier = [f for f in state.get("files", []) if f.file_id not in replaced]
+    # Files of a later upload turn come after the ones read before, in their upload order.
+    new_files = [f.model_copy(update={"order": len(earlier) + i}) for i, f in enumerate(new_files)]
+    files = earlier + new_files
     failures = [*state.get("failures", []), *result.get("failures", [])]
     # The chunks of files read before, and of the ones read now (a re-upload replaces its own).
     kept = [c for c in state.get("chunks", []) if c.file_id not in replaced]
@@ -209,14 +233,16 @@ async def structure(
         context=runtime.context,
     )
     proposed: CourseStructure = result["structure"]
+    title = state.get("course_title") or proposed.title
     return {
         "structure": proposed,
         "sections": result.get("sections", []),
-        "course_title": state.get("course_title") or proposed.title,
+        "course_title": title,
+        "course_description": state.get("course_description") or proposed.description,
         "phase": "structure_review",
         "quiz_bank": None,
         "report": None,
-        "review_note": "",
+        "review_note": "" if title else NO_TITLE,
     }
 
 
@@ -275,6 +301,10 @@ async def review(state: ConstructorState) -> ConstructorState:
     said = [*state.get("messages", [])]
     if message:
         said.append({"role": "user", "content": message})
+    if message and title_said(message) and not decision.get("edits"):
+        title = title_said(message)[:300]
+        note = f"The course is now titled “{title}”."
+        return {"course_title": title, "review_note": note, "messages": [*said, _assistant(note)]}
     if message and not decision.get("edits") and not decision.get("approve"):
         reading = read_review_message(message, kind, state.get("structure"), state.get("quiz_bank"))
         if reading.refusal:

@@ -175,6 +175,19 @@ def unit_text(
     return parts
 
 
+def course_title(state: ConstructorState) -> str:
+    """The course's title: the author's, else the one the material gives. A course nothing
+    names is not published under a made-up title."""
+    structure = state.get("structure")
+    title = (state.get("course_title") or (structure.title if structure else "")).strip()
+    if not title:
+        raise InputError(
+            "the course has no title: your files do not name it, so give it one "
+            "(say “title: …” on /create, or pass --title)"
+        )
+    return title
+
+
 def build_course(state: ConstructorState, slug: str, image_base: str = "") -> LoadedCourse:
     structure = _need(state.get("structure"), "there is no approved structure")
     bank: QuizBank = state.get("quiz_bank") or QuizBank()
@@ -235,7 +248,7 @@ def build_course(state: ConstructorState, slug: str, image_base: str = "") -> Lo
         raise InputError("the structure has no topics to publish")
     manifest = CourseManifest(
         slug=slug,
-        title=(state.get("course_title") or structure.title)[:300],
+        title=course_title(state)[:300],
         description=state.get("course_description") or structure.description,
         domain=slug,
         modules=modules,
@@ -280,7 +293,7 @@ def build_domain(state: ConstructorState, slug: str) -> KnowledgeBase:
                 ],
             }
         )
-    title = state.get("course_title") or structure.title
+    title = course_title(state)
     document = {
         "domain": slug,
         "title": title,

@@ -118,10 +118,13 @@ def pending_upload_ids(session: Session, build_id: str) -> list[str]:
     """The build's uploads no turn has read yet."""
     return list(
         session.scalars(
-            select(ConstructorUpload.id).where(
+            select(ConstructorUpload.id)
+            .where(
                 ConstructorUpload.session_id == build_id,
                 ConstructorUpload.status == "pending",
             )
+            # Upload order is the author's order of the units.
+            .order_by(ConstructorUpload.created_at, ConstructorUpload.id)
         )
     )
 
