@@ -19,10 +19,10 @@ changes no question cannot make a course ready). The weights and bars are parame
 | no leaks or duplicates | leaks [0.10]            | no kept item states its answer (a long key    |
 |                        |                         | point mostly, a short one or a blank's answer |
 |                        |                         | in full) or repeats another                   |
-| topic coverage         | topic_coverage [0.15]   | a topic of >= substantial_topic_words [150]   |
+| topic coverage *       | topic_coverage [0.15]   | a topic of >= substantial_topic_words [150]   |
 |                        |                         | has >= min_items_per_topic [3] kept items,    |
 |                        |                         | any other topic at least one                  |
-| bloom coverage         | bloom_coverage [0.10]   | such topics' items reach >= min_bloom_levels  |
+| bloom coverage *       | bloom_coverage [0.10]   | such topics' items reach >= min_bloom_levels  |
 |                        |                         | [2] Bloom levels                              |
 | objectives             | objectives [0.10]       | >= objective_share [60%] of each topic's key  |
 |                        |                         | points are asked about by some item           |
@@ -65,8 +65,18 @@ from tutorgraph.constructor.text import (
 from tutorgraph.text.tokens import normalise
 from tutorgraph.wording import counted, percent
 
+# A course that fails one of these is not ready whatever its score: a bank that leaves most
+# lessons without questions, or asks each at one level only, is not a quiz bank to publish.
 BLOCKING = frozenset(
-    {"structure", "answerability", "tests understanding", "exercises excluded", "prerequisites"}
+    {
+        "structure",
+        "answerability",
+        "tests understanding",
+        "topic coverage",
+        "bloom coverage",
+        "exercises excluded",
+        "prerequisites",
+    }
 )
 # Each check's name in the author's words (the page's and the CLI's label).
 LABELS = {
