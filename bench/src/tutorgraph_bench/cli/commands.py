@@ -328,23 +328,65 @@ def assessment(
 
 
 DEFAULT_BOOK = Path("benchmarks/data/constructor/swc-python-inflammation")
+CONSTRUCTOR_SOURCES = Path("benchmarks/constructor/sources.yaml")
 
 
 @bench_app.command("constructor")
 def constructor(
+    sources: Annotated[
+        Path, typer.Option(help="sources.yaml: the openly licensed sources, file order, split.")
+    ] = CONSTRUCTOR_SOURCES,
+    only: Annotated[str | None, typer.Option(help="Build only this source (its name).")] = None,
+    sheets: Annotated[
+        bool, typer.Option(help="Also write the reviewers' rating sheets (ratings/).")
+    ] = False,
+    ratings: Annotated[
+        bool, typer.Option(help="Aggregate the reviewers' ratings instead of building.")
+    ] = False,
+    large: Annotated[
+        bool, typer.Option(help="Build time and peak memory for a generated 300-page PDF.")
+    ] = False,
+    pages: Annotated[int, typer.Option(help="Pages of the --large PDF.")] = 300,
+    sealed: Annotated[
+        bool, typer.Option(help="Measure the sealed source (clean checkout, once per commit).")
+    ] = False,
     book: Annotated[
-        Path, typer.Option(help="A book folder: sources/ (its chapters) and toc.json.")
-    ] = DEFAULT_BOOK,
-    learners: Annotated[int, typer.Option(help="Simulated learners per style and level.")] = 10,
-    seed: Annotated[int, typer.Option(help="Random seed of the learners.")] = 7,
+        Path | None,
+        typer.Option(help="The older single-book benchmark: a folder with sources/ and toc.json."),
+    ] = None,
+    learners: Annotated[int, typer.Option(help="--book: simulated learners per style.")] = 10,
+    seed: Annotated[int, typer.Option(help="--book: random seed of the learners.")] = 7,
     labels: Annotated[
-        Path, typer.Option(help="Independent judgements of the generated items (YAML).")
+        Path, typer.Option(help="--book: independent judgements of the generated items (YAML).")
     ] = Path("benchmarks/constructor/answerability_labels.yaml"),
     out: OutOption = Path("BENCHMARKS.md"),
 ) -> None:
-    """Build a course from a real textbook chapter set: pages per minute, topics vs the book's
-    table of contents, quiz items per topic, answerability, and the assessment on the
-    generated knowledge base."""
+    """Build a course offline from each openly licensed source (Markdown lecture notes, a PDF
+    chapter, an HTML tutorial): topics, items per topic, understanding share, Bloom spread,
+    readiness and sections matched against the source's own outline; or aggregate reviewers'
+    ratings, or time a 300-page PDF."""
+    if book is not None:
+        _constructor_book(book, learners=learners, seed=seed, labels=labels, out=out)
+        return
+    from tutorgraph_bench.constructor_cli import main
+
+    main(
+        sources_file=sources,
+        out=out,
+        only=only,
+        sheets=sheets,
+        ratings=ratings,
+        large=large,
+        pages=pages,
+        sealed=sealed,
+        say=lambda text: console.print(text, highlight=False, markup=False, soft_wrap=True),
+    )
+    console.print(f"wrote {out}")
+
+
+def _constructor_book(book: Path, *, learners: int, seed: int, labels: Path, out: Path) -> None:
+    """The older benchmark on one book folder (its sources/ and toc.json, not in the
+    repository), written to the report's `constructor-book` section."""
     import asyncio
 
     from tutorgraph_bench.constructor import markdown, run_constructor_benchmark
@@ -360,10 +402,8 @@ def constructor(
         f"(before validation {result.answerable_generated:.3f})",
         highlight=False,
     )
-    command = "tutorgraph bench constructor"
-    if book != DEFAULT_BOOK:
-        command += f" --book {book}"
-    write_section(out, "constructor", markdown(result, command))
+    command = f"tutorgraph bench constructor --book {book}"
+    write_section(out, "constructor-book", markdown(result, command))
     console.print(f"wrote {out}")
 
 
@@ -422,8 +462,9 @@ def run_all(out: OutOption = Path("BENCHMARKS.md")) -> None:
         pybkt = Path(".bench-venv/bin/python")
         kt(pybkt_python=pybkt if pybkt.exists() else None, out=out)
     assessment(out=out)
+    constructor(out=out)
     if (DEFAULT_BOOK / "toc.json").is_file():
-        constructor(out=out)
+        constructor(book=DEFAULT_BOOK, out=out)
     interview(out=out)
     tutor(out=out)
     load(out=out)  # SQLite; PostgreSQL with `bench load --database-url`
