@@ -34,6 +34,7 @@ from tutorgraph.constructor.state import (
     SourceChunk,
     Topic,
 )
+from tutorgraph.constructor.text import ideas
 from tutorgraph.knowledge.bloom import BloomLevel
 from tutorgraph.sandbox import run_python, sandbox_available
 
@@ -386,3 +387,187 @@ def test_sibling_terms_come_from_the_other_topics_same_unit_first() -> None:
     assert "list" in names  # another unit's, after the unit's own
     assert not {"shell script", "exit status"} & set(names)  # never a term it defines itself
     assert isinstance(siblings[0], SiblingTerm) and siblings[0].definition.startswith("A pipe")
+
+
+# ---- topics with little cause or contrast: what each thing does ---------------------------------
+
+BROKERS = """A message broker passes messages from the programs that write them to the programs
+that read them.
+
+The broker stores every message on disk until each subscriber has acknowledged it.
+The retry queue holds the messages whose delivery failed within the last hour.
+The dead-letter queue keeps the messages that failed five times in a row.
+The scheduler removes expired messages from every queue once a minute.
+A consumer group splits the messages of one queue between its members in turn.
+The delivery log records each attempt with its time and the consumer that made it.
+The broker sorts waiting messages by their priority before it hands them out.
+The monitor counts the messages that wait in each queue and shows the totals on a page.
+A topic exchange copies each incoming message into every queue whose pattern matches its
+routing key.
+The archive produces a compressed file of the day's messages every night at midnight.
+The admin console lists the queues with their sizes, their owners and their settings.
+"""
+BROKER_TOPIC = Topic(
+    topic_id="brokers",
+    title="Message brokers",
+    unit_id="u3",
+    section_ids=["s4"],
+    key_terms=[
+        "broker",
+        "retry queue",
+        "dead-letter queue",
+        "scheduler",
+        "consumer group",
+        "topic exchange",
+        "archive",
+        "monitor",
+    ],
+    words=len(BROKERS.split()),
+)
+
+
+def test_a_topic_that_only_says_what_things_do_gets_three_items_over_two_levels() -> None:
+    """No cause, condition, contrast, list, program or command: what each part does is still
+    asked ("what does the scheduler remove?"), and two of them side by side are compared."""
+    assert BROKER_TOPIC.words >= 150
+    items = write_quiz(_material(BROKER_TOPIC, BROKERS)).items
+    assert len(items) >= 3, [i.text for i in items]
+    assert len({i.bloom_level for i in items}) >= 2
+    assert sum(i.asks in UNDERSTANDING_ASKS for i in items) >= 2
+    asked = [i.text for i in items]
+    assert any(re.search(r"what does the \w+( \w+)? (store|hold|keep|remove)\?", q) for q in asked)
+    for item in items:
+        assert item.text.startswith("In Message brokers, ")
+        assert not wording_problems(item) and not leaks(item)
+        for point in item.key_points:
+            assert point.lower() in item.reference_answer.lower(), (item.text, point)
+
+
+def test_what_a_term_does_is_answered_by_the_sentence_that_says_it() -> None:
+    items = write_quiz(_material(BROKER_TOPIC, BROKERS), wanted=20).items
+    by_question = {i.text: i for i in items}
+    item = by_question["In Message brokers, what does the scheduler remove?"]
+    assert item.key_points == ["expired messages from every queue once a minute"]
+    assert item.asks == "how" and item.bloom_level == BloomLevel.UNDERSTAND
+
+
+def test_key_points_are_the_answers_separate_ideas() -> None:
+    """A reference of several clauses gives one key point per clause, so that a partial
+    answer earns partial credit; a series ("a, b, and c") is one idea; all are in the
+    reference."""
+    text = (
+        "If the retry queue is full, the broker rejects new messages from the producers, and the "
+        "producers wait a second before they send them again.\n"
+    )
+    items = write_quiz(_material(BROKER_TOPIC, BROKERS + "\n" + text), wanted=20).items
+    what_if = next(i for i in items if i.asks == "what_if" and "retry queue is full" in i.text)
+    assert what_if.key_points == [
+        "The broker rejects new messages from the producers",
+        "the producers wait a second before they send them again",
+    ]
+    for point in what_if.key_points:
+        assert point.lower() in what_if.reference_answer.lower()
+    series = "the broker copies the queues, the bindings, and the settings of every exchange"
+    assert ideas(series) == [series]
+
+
+def test_a_question_is_asked_once_and_says_no_stray_adverb() -> None:
+    text = (
+        "`mailbox.Queue` contains the methods that put messages in and take them out.\n"
+        "`mailbox.Queue` also contains the methods that count and clear the waiting messages.\n"
+    )
+    topic = BROKER_TOPIC.model_copy(update={"words": 0})
+    items = write_quiz(_material(topic, text), wanted=20).items
+    asked = [i.text for i in items]
+    assert asked.count("In Message brokers, what does `mailbox.Queue` contain?") == 1
+    assert not any(" also " in q for q in asked)
+
+
+def test_x_is_like_y_but_asks_how_they_differ() -> None:
+    text = (
+        "The retry queue works exactly like the dead-letter queue, but it gives every message "
+        "another delivery attempt after an hour.\n"
+    )
+    items = write_quiz(_material(BROKER_TOPIC, text), wanted=20).items
+    compare = next(i for i in items if i.asks == "compare")
+    assert compare.text == (
+        "In Message brokers, how does the retry queue differ from the dead-letter queue?"
+    )
+    assert compare.key_points == ["it gives every message another delivery attempt after an hour"]
+
+
+def test_a_use_rule_on_code_names_it_with_its_article() -> None:
+    text = (
+        "Operators of a large broker use the `ALIAS` keyword to name a long routing key in a "
+        "binding.\n"
+    )
+    items = write_quiz(_material(BROKER_TOPIC, text), wanted=20).items
+    asked = [i.text for i in items if i.asks == "apply"]
+    assert asked and all("use the `ALIAS` keyword" in q for q in asked), asked
+
+
+def test_a_means_or_a_goal_the_text_states_asks_how() -> None:
+    """ "You can X by <doing>" asks how to X; "To <goal>, <do>" asks how to reach the goal;
+    "by <a column>" is no means, and an act about "we" does not stand alone."""
+    text = (
+        "You can pause a queue by setting its limit to zero in the admin console.\n"
+        "To move a message to another queue, use the `shovel` command with both queue names.\n"
+        "We can order the waiting messages by their priority and their age.\n"
+        "We can also tell the broker that we want the oldest messages first by adding a flag.\n"
+    )
+    items = write_quiz(_material(BROKER_TOPIC, text), wanted=20).items
+    how = {i.text: i.key_points for i in items if i.asks == "how"}
+    assert how["In Message brokers, how can you pause a queue?"] == [
+        "setting its limit to zero in the admin console"
+    ]
+    assert how["In Message brokers, how do you move a message to another queue?"] == [
+        "Use the `shovel` command with both queue names"
+    ]
+    assert not any("order the waiting messages" in q or " we " in q for q in how)
+
+
+def test_a_noun_read_as_a_verb_or_a_series_read_as_a_condition_asks_nothing() -> None:
+    """ "A complete lists of ..." has no verb "lists"; in "If a name ends in S, X, or Z, add
+    ES" the first comma is inside the series; ", which" opens no clause of its own."""
+    text = (
+        "A complete lists of the broker's settings is printed by the admin console at startup.\n"
+        "If a queue name ends in S, X, or Z, add a dash before the suffix.\n"
+    )
+    asked = [i.text for i in write_quiz(_material(BROKER_TOPIC, text), wanted=20).items]
+    assert not any("complete" in q or "ends in S" in q for q in asked), asked
+    which = "You will see the queue's settings, which in brokers are called its policy"
+    assert ideas(which) == [which]
+
+
+SESSION = """A queue in Python's standard library hands items out in the order they came in.
+
+```python
+>>> from collections import deque
+>>> waiting = deque(['a', 'b'])    ①
+>>> waiting.append('c')
+>>> waiting.popleft()
+'this is the page, not the run'
+>>> len(waiting)
+2
+```
+
+1. The page's own marker, not code.
+"""
+
+
+@needs_sandbox
+def test_an_interactive_session_is_run_and_asked_to_predict() -> None:
+    """A `>>>` session is run in the sandbox with each expression echoed as the interpreter
+    does; the expected output is the run's, not the page's."""
+    items = write_quiz(_material(BROKER_TOPIC, SESSION), wanted=20).items
+    predict = next(i for i in items if i.asks == "predict")
+    assert "what does the Python session show" in predict.text
+    assert ">>> waiting.popleft()" in predict.text and "①" not in predict.text
+    assert predict.key_points == ["It prints: 'a' / 2"]
+    assert "the page" not in predict.reference_answer
+
+
+def test_a_session_that_reads_the_machine_is_not_asked_to_predict() -> None:
+    text = "```python\n>>> import os\n>>> os.path.expanduser('~')\n'/home/ann'\n```\n"
+    items = write_quiz(_material(BROKER_TOPIC, text), wanted=20).items
+    assert not [i for i in items if i.asks == "predict"]

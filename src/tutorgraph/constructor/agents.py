@@ -10,9 +10,9 @@ from typing import Any
 from pydantic import BaseModel, Field, model_validator
 
 from tutorgraph.constructor import analysis, prompts, questions
+from tutorgraph.constructor.choices import SiblingTerm
+from tutorgraph.constructor.commands import ShellCommand
 from tutorgraph.constructor.parameters import constructor_parameters
-from tutorgraph.constructor.programs import ShellCommand
-from tutorgraph.constructor.questions import SiblingTerm
 from tutorgraph.constructor.state import (
     ACTIONS,
     Action,

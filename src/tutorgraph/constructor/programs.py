@@ -11,13 +11,13 @@ run fails, times out, prints nothing or prints differently twice is not asked to
 the writer is told why (`ProgramQuestions.notes`); programs that need a library the sandbox
 lacks (it has the standard library only) end up there too.
 
-Shell commands (`shell_commands`): the lines of ```bash / ```sh / ```console / ```shell fences
-and `$ cmd` lines, each with the author's words that explain it: a `#` comment on its line or
-right above it, or a prose sentence that names it in a code span. `questions.py` asks "What
-does `cmd` do?" (answered by those words) or "Which command <does the job>?" (the command is
-the answer; the other commands of the course are the choices). A command nothing explains is
-not asked about. Which comment opens with a verb is read from a small list of the verbs that
-explain commands (`_JOB_VERBS`): no part-of-speech model is used.
+Interactive sessions (`>>> ` lines, `session_code`) are run too, each top-level expression's
+value echoed as the interpreter echoes it (`echoed`), and asked "what does the session show?"
+with the run's output; a session that reads the machine it runs on (its home folder, files,
+environment) is not asked.
+
+Shell commands are read in `commands.py` (`ShellCommand` and `shell_commands` stay importable
+from here); a terminal session in an unlabelled fence is no program to run.
 
 Sizes and time limits are parameters: `programs` in constructor/parameters.yaml."""
 
@@ -31,9 +31,20 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from tutorgraph import offload
+
+# ShellCommand and shell_commands are kept importable from here (they lived here before).
+from tutorgraph.constructor.commands import SHELL_FENCES, is_shell
+from tutorgraph.constructor.commands import ShellCommand as ShellCommand
+from tutorgraph.constructor.commands import shell_commands as shell_commands
 from tutorgraph.constructor.parameters import constructor_parameters
 from tutorgraph.constructor.state import ItemAsks
-from tutorgraph.constructor.text import INSTRUCTION, OUTPUT_FENCES, sentences, stands_alone
+from tutorgraph.constructor.text import (
+    INSTRUCTION,
+    OUTPUT_FENCES,
+    sentences,
+    stands_alone,
+    text_blocks,
+)
 from tutorgraph.knowledge.bloom import QuestionType
 from tutorgraph.sandbox import RunResult, SandboxLimits, SandboxUnavailable, run_python
 from tutorgraph.text.stopwords import ANSWER_STOPWORDS
@@ -60,43 +71,93 @@ class ProgramQuestions:
 PYTHON_FENCES = frozenset({"python", "py", "python3", "code"})
 
 
-_FENCE = re.compile(r"^(```|~~~)\s*([\w+-]*)\s*$")
-
-
-def _blocks(text: str) -> list[tuple[str, str]]:
-    """The text as (kind, body) blocks in order: kind is the fence language ("" for an
-    unlabelled fence) or "prose" for a paragraph."""
-    blocks: list[tuple[str, str]] = []
-    lines = text.splitlines()
-    index = 0
-    paragraph: list[str] = []
-
-    def flush() -> None:
-        if any(line.strip() for line in paragraph):
-            blocks.append(("prose", "\n".join(paragraph).strip()))
-        paragraph.clear()
-
-    while index < len(lines):
-        fence = _FENCE.match(lines[index].strip())
-        if fence:
-            flush()
-            body: list[str] = []
-            index += 1
-            while index < len(lines) and not lines[index].strip().startswith(fence.group(1)):
-                body.append(lines[index])
-                index += 1
-            blocks.append((fence.group(2).lower() or "code", "\n".join(body).strip("\n")))
-        elif not lines[index].strip():
-            flush()
-        else:
-            paragraph.append(lines[index])
-        index += 1
-    flush()
-    return blocks
-
-
 def _programs(blocks: Sequence[tuple[str, str]]) -> list[str]:
-    return [body for kind, body in blocks if kind not in OUTPUT_FENCES and kind != "prose"]
+    """The code of the blocks: programs as written, interactive sessions without their
+    prompts and shown output."""
+    return [
+        session_code(body) or body
+        for kind, body in blocks
+        if kind not in OUTPUT_FENCES and kind != "prose"
+    ]
+
+
+# ---- interactive sessions ---------------------------------------------------------------------
+
+_SESSION_LINE = re.compile(r"^\s*(?:>>>|\.\.\.)(?: |$)")
+_CALLOUT = re.compile(r"\s*[\u2460-\u2473]+\s*$")  # "①": a book's note marker, not code
+
+
+def session_code(body: str) -> str | None:
+    """The code typed in an interactive session (its `>>> ` and `... ` lines, without the
+    prompts, the output the page shows, or note markers such as "①"); None when the block is
+    no session."""
+    lines = [line for line in body.splitlines() if line.strip()]
+    if not lines or not lines[0].lstrip().startswith(">>>"):
+        return None
+    code = [
+        _CALLOUT.sub("", re.sub(r"^\s*(?:>>>|\.\.\.) ?", "", line))
+        for line in lines
+        if _SESSION_LINE.match(line)
+    ]
+    return "\n".join(code).strip("\n") or None
+
+
+def echoed(program: str) -> str | None:
+    """The program with each top-level expression's value shown as the interactive interpreter
+    shows it (`sys.displayhook`: its repr, nothing for None); None when it does not parse."""
+    tree = _parsed(program)
+    if tree is None:
+        return None
+    for position, statement in enumerate(tree.body):
+        if isinstance(statement, ast.Expr):
+            hook = ast.parse("__import__('sys').displayhook", mode="eval").body
+            call = ast.Call(func=hook, args=[statement.value], keywords=[])
+            tree.body[position] = ast.Expr(value=call)
+    return ast.unparse(ast.fix_missing_locations(tree))
+
+
+def _session_question(
+    topic: str, session: str, before: Sequence[str]
+) -> tuple[ProgramQuestion | None, str]:
+    """ "What does the Python session show?" for a session that, RUN in the sandbox (with the
+    earlier code it builds on, each expression's value echoed as the interpreter does), shows
+    the same output twice; else a note saying why not. A session that reads the machine it
+    runs on (`_MACHINE`: the home folder, files, the environment) is not asked."""
+    q = constructor_parameters().programs
+    lines = session.splitlines()
+    if (
+        not q.min_code_lines <= len(lines) <= q.max_code_lines
+        or _UNPREDICTABLE.search(session)
+        or _MACHINE.search(session)
+    ):
+        return None, ""
+    program = with_context(session, before)
+    runnable = echoed(program) if program is not None else None
+    if program is None or runnable is None:
+        return (
+            None,
+            f"{topic}: not asked to predict `{_first_line(session)}`: it does not run alone",
+        )
+    shown, why_not = printed_output(runnable)
+    if not shown:
+        return None, f"{topic}: not asked to predict `{_first_line(session)}`: {why_not}"
+    typed = "\n".join(
+        (">>> " if not line.startswith((" ", "\t")) else "... ") + line
+        for line in program.splitlines()
+        if line.strip()
+    )
+    return (
+        ProgramQuestion(
+            "scenario",
+            f"In {topic}, what does the Python session show when its lines are typed in?"
+            f"\n\n```pycon\n{typed}\n```",
+            ["It prints: " + " / ".join(shown.splitlines())],
+            session,
+            asks="predict",
+            output=shown,
+        ),
+        "",
+    )
 
 
 def program_questions(
@@ -117,15 +178,24 @@ def program_questions(
     q = constructor_parameters().programs
     found: list[ProgramQuestion] = []
     notes: list[str] = []
-    blocks = _blocks(text)
-    before = _programs(_blocks(earlier))
+    blocks = text_blocks(text)
+    before = _programs(text_blocks(earlier))
     runs_left = q.predict_max_programs if run else 0
     for index, (kind, body) in enumerate(blocks):
+        session = session_code(body)
+        if session is not None:
+            if kind in PYTHON_FENCES | {"pycon"} and runs_left > 0:
+                context = [*before, *_programs(blocks[:index])]
+                asked, note = _session_question(topic, session, context)
+                runs_left -= 1
+                found += [asked] if asked else []
+                notes += [note] if note else []
+            continue
         lines = body.splitlines()
         sized = q.min_code_lines <= len(lines) <= q.max_code_lines
         if kind in OUTPUT_FENCES or kind in SHELL_FENCES or kind == "prose" or not sized:
             continue
-        if _is_shell(body):
+        if is_shell(body):
             continue
         shown, error, after = _shown(blocks, index)
         explained = _explanation(blocks, index)
@@ -271,6 +341,12 @@ def _last_line(text: str) -> str:
 _UNPREDICTABLE = re.compile(
     r"\b(time\.(time|ctime|localtime|perf_counter)|datetime\.(now|today)|date\.today|"
     r"random\.|uuid|id\()"
+)
+# What a program reads from the machine it runs on (the home folder, the files, the
+# environment): the sandbox's answer is not the reader's.
+_MACHINE = re.compile(
+    r"\b(expanduser|getcwd|environ|gethostname|getlogin|listdir|scandir|glob|os\.stat|"
+    r"open\(|platform\.|sys\.path)"
 )
 
 # Names a program may use without defining them: Python's builtins.
@@ -533,242 +609,3 @@ def _explanation(blocks: Sequence[tuple[str, str]], index: int) -> list[str]:
         if found:
             return found[: q.explanation_sentences]
     return []
-
-
-# ---- shell commands ---------------------------------------------------------------------------
-
-SHELL_FENCES = frozenset(
-    {"bash", "sh", "shell", "zsh", "console", "shell-session", "sh-session", "terminal"}
-)
-_PROMPT = re.compile(r"^\s*\$\s+(?P<command>\S.*)$")
-_TRAILING_COMMENT = re.compile(r"^(?P<command>.*?\S)\s+#\s*(?P<comment>\S.*)$")
-# Lines of a script that are its structure, not a command a learner could be asked about.
-_NOT_A_COMMAND = re.compile(
-    r"^(?:(?:if|then|else|elif|fi|for|do|done|while|until|case|esac|function|return|local)\b"
-    r"|[{}()]|\w+\s*\(\)|#!|\w+=)",
-)
-# The verbs a comment explaining a command opens with ("# list all files, hidden ones too").
-_JOB_VERBS = frozenset(
-    [
-        "add",
-        "append",
-        "build",
-        "change",
-        "check",
-        "clone",
-        "commit",
-        "compare",
-        "compile",
-        "convert",
-        "copy",
-        "count",
-        "create",
-        "delete",
-        "display",
-        "download",
-        "edit",
-        "execute",
-        "exit",
-        "extract",
-        "fetch",
-        "filter",
-        "find",
-        "format",
-        "give",
-        "go",
-        "install",
-        "join",
-        "keep",
-        "kill",
-        "list",
-        "look",
-        "make",
-        "match",
-        "merge",
-        "move",
-        "open",
-        "print",
-        "pull",
-        "push",
-        "read",
-        "record",
-        "redirect",
-        "remove",
-        "rename",
-        "replace",
-        "reset",
-        "restore",
-        "run",
-        "save",
-        "search",
-        "select",
-        "send",
-        "set",
-        "show",
-        "sort",
-        "split",
-        "stage",
-        "start",
-        "stop",
-        "store",
-        "switch",
-        "tell",
-        "test",
-        "undo",
-        "update",
-        "upload",
-        "use",
-        "view",
-        "write",
-    ]
-)
-
-
-@dataclass(frozen=True)
-class ShellCommand:
-    """A command of the text with the author's words that explain it."""
-
-    command: str
-    explanation: str  # a comment or sentence of the source ("" when nothing explains it)
-    job: str  # what it does, as a verb phrase ("lists all files"); "" when not said so
-    source: str  # the lines it comes from (an item's evidence)
-
-
-def _is_shell(body: str) -> bool:
-    """An unlabelled block that is a terminal session (`$ ls`), not a program."""
-    lines = [line for line in body.splitlines() if line.strip()]
-    return (
-        bool(lines)
-        and all(_PROMPT.match(line) or not line.startswith(" ") for line in lines)
-        and bool(_PROMPT.match(lines[0]))
-    )
-
-
-def shell_commands(text: str) -> list[ShellCommand]:
-    """The commands of the text's shell fences and `$ cmd` lines, each with its explanation:
-    its `#` comment (on its line, or the comment lines right above it), else a sentence of the
-    prose around the block that names it in a code span. In a fence that shows prompts
-    (`$ `), only the prompted lines are commands (the rest is their output)."""
-    found: list[ShellCommand] = []
-    blocks = _blocks(text)
-    for index, (kind, body) in enumerate(blocks):
-        shell = kind in SHELL_FENCES or (kind in ("code", "text") and _is_shell(body))
-        if kind == "prose":
-            lines = [line for line in body.splitlines() if _PROMPT.match(line)]
-            around = body
-        elif shell:
-            lines = body.splitlines()
-            around = _prose_around(blocks, index)
-        else:
-            continue
-        found += _commands_of(lines, around)
-    seen: set[str] = set()
-    unique = []
-    for command in found:
-        if command.command not in seen:
-            seen.add(command.command)
-            unique.append(command)
-    return unique
-
-
-def _prose_around(blocks: Sequence[tuple[str, str]], index: int) -> str:
-    near = [i for i in (index - 1, index + 1) if 0 <= i < len(blocks)]
-    return "\n\n".join(blocks[i][1] for i in near if blocks[i][0] == "prose")
-
-
-def _commands_of(lines: Sequence[str], around: str) -> list[ShellCommand]:
-    """The explained commands of a block's lines. A comment above a run of several commands
-    explains the run, not its first command: it is no command's explanation."""
-    prompted = any(_PROMPT.match(line) for line in lines)
-    found = []
-    comment_above: list[str] = []
-    for index, line in enumerate(lines):
-        stripped = line.strip()
-        if stripped.startswith("#") and not stripped.startswith("#!"):
-            comment_above.append(stripped.lstrip("#").strip())
-            continue
-        prompt = _PROMPT.match(line)
-        if prompted and prompt is None:
-            comment_above = []
-            continue  # output of the command before
-        command = prompt.group("command") if prompt else stripped
-        comment = ""
-        trailing = _TRAILING_COMMENT.match(command)
-        if trailing and not re.search(r"[\"'][^\"']*$", trailing.group("command")):
-            command, comment = trailing.group("command"), trailing.group("comment")
-        alone = not _command_follows(lines, index, prompted=prompted)
-        explanation = comment or (" ".join(comment_above) if alone else "")
-        comment_above = []  # said of this command, or of the run it opens: used up
-        if not command or _NOT_A_COMMAND.match(command) or command.endswith("\\"):
-            continue
-        explanation = explanation or _sentence_naming(command, around)
-        if len(explanation.split()) < constructor_parameters().programs.command_min_words:
-            continue
-        found.append(
-            ShellCommand(command, _sentence(explanation), _job(explanation, command), line.strip())
-        )
-    return found
-
-
-def _command_follows(lines: Sequence[str], index: int, *, prompted: bool) -> bool:
-    """Whether the line after `index` is another command (not a comment, blank or output, nor
-    a command with a comment of its own)."""
-    if index + 1 >= len(lines):
-        return False
-    after = lines[index + 1].strip()
-    if not after or after.startswith("#") or _TRAILING_COMMENT.match(after):
-        return False  # (a command with its own comment is explained apart)
-    return bool(_PROMPT.match(lines[index + 1])) if prompted else True
-
-
-def _sentence(words: str) -> str:
-    words = words.strip()
-    words = words[:1].upper() + words[1:]
-    return words if words.endswith((".", "!", "?")) else words + "."
-
-
-def _sentence_naming(command: str, prose: str) -> str:
-    """The first sentence of the prose that names the command in a code span."""
-    for sentence in sentences(prose):
-        if f"`{command}`" in sentence and stands_alone(sentence) and "?" not in sentence:
-            return sentence
-    return ""
-
-
-def _job(explanation: str, command: str) -> str:
-    """What the command does as a verb phrase: the explanation when it opens with a verb of
-    `_JOB_VERBS` (made third person, and so are the verbs it lists: "stage one file and
-    commit it" -> "stages one file and commits it"), or the rest of a sentence opening with
-    the command in a code span ("`ls -a` lists ..."). "" otherwise, and when the verb's object
-    is a pronoun ("read it back": what "it" is, the question would not say)."""
-    text = explanation.strip().rstrip(".")
-    opening = f"`{command}`"
-    if text.startswith(opening):
-        rest = text[len(opening) :].strip()
-        job = rest if rest.split(" ", 1)[0].lower() in _JOBS_DONE else ""
-    else:
-        verb = text.split(" ", 1)[0].lower()
-        job = text[:1].lower() + text[1:] if verb in _JOB_VERBS | _JOBS_DONE else ""
-        job = re.sub(
-            r"(?P<joint>^|, and |, | and | then )(?P<verb>\w+)\b",
-            lambda m: (
-                m["joint"] + _third_person(m["verb"].lower())
-                if m["verb"].lower() in _JOB_VERBS
-                else m.group(0)
-            ),
-            job,
-        )
-    if re.match(r"^\w+\s+(it|them|this|that|these|those)\b", job, re.I):
-        return ""
-    return job
-
-
-def _third_person(verb: str) -> str:
-    if verb.endswith(("s", "sh", "ch", "x", "z", "o")):
-        return verb + "es"
-    if re.search(r"[^aeiou]y$", verb):
-        return verb[:-1] + "ies"
-    return verb + "s"
-
-
-_JOBS_DONE = frozenset(_third_person(verb) for verb in _JOB_VERBS)

@@ -16,6 +16,13 @@ compare / predict / which command; recall is asked at most once per kind a topic
 |         |            |                                             | steps in order.             |
 | compare | analyze    | X and Y on either side of "whereas",        | How do X and Y differ?      |
 |         |            | "unlike", "instead of" (no walk-through)    |                             |
+| compare | analyze    | "X is / works like Y, but <difference>"     | How does X differ from Y?   |
+| how     | understand | "<X> returns / stores / removes ... <obj>", | What does X return?         |
+|         |            | X a term, code or "a/the/every <noun>"      | (key points: the object)    |
+| compare | analyze    | two such sentences on different subjects,   | How do X and Y differ in    |
+|         |            | within `support_window` sentences           | what they do?               |
+| how     | understand | "We/You can <act> by <doing>"               | How can you <act>?          |
+| how     | apply      | "To <goal>, <instruction>"                  | How do you <goal>?          |
 | apply   | apply      | "use X when/to ..." stated as a rule        | What would you use to ...?  |
 |         |            |                                             | (choices: X and siblings)   |
 | apply   | understand | "X prevents/ensures/lets ..."               | What prevents ...? (choices)|
@@ -31,6 +38,13 @@ compare / predict / which command; recall is asked at most once per kind a topic
 | blank   | remember   | a definition, its term blanked, at most     | Fill in the blank: ...      |
 |         |            | `blanks_per_topic`, the term (or its stem)  |                             |
 |         |            | nowhere else in the question                |                             |
+
+Key points are the answer's separate ideas (`text.ideas`: cut at "; ", ", and ", ", so ",
+", but ", " because ", ", whereas " where each side is a clause of its own, never
+inside a series "a, b, and c"), each a slice of the reference answer, so a partial answer earns
+partial credit. A topic of `readiness.substantial_topic_words` that the understanding templates
+leave short of `readiness.min_items_per_topic` items takes recall items up to that number (still
+at most one "what is X?" and one blank). The same question is never asked twice.
 
 Every question opens "In <topic>," (it names its subject) and is a whole question, not a
 sentence fragment plus "Why?"; a sentence is used only when it stands alone (no "this",
@@ -55,50 +69,73 @@ constructor/parameters.yaml. Whichever engine writes a quiz, `item_checks.py` ch
 from __future__ import annotations
 
 import re
-import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 
-from pydantic import BaseModel
-
-from tutorgraph.constructor.item_checks import choice_problems, leaks, wording_problems
-from tutorgraph.constructor.parameters import constructor_parameters
-from tutorgraph.constructor.programs import (
-    ProgramQuestion,
-    ShellCommand,
-    program_questions,
-    shell_commands,
+from tutorgraph.constructor.choices import (
+    IS_A,
+    MEANS,
+    SiblingTerm,
+    Wrong,
+    as_written,
+    capital,
+    code_term,
+    contrast_pair,
+    defined_terms,
+    definition_match,
+    distractor_pool,
+    known_term,
+    new_item,
+    sibling_terms,
+    topic_phrase,
+    topic_terms,
+    topic_vocabulary,
+    with_choices,
 )
-from tutorgraph.constructor.state import ItemAsks, QuizItem, Topic
+from tutorgraph.constructor.commands import ShellCommand, command_items, course_commands
+from tutorgraph.constructor.item_checks import leaks, wording_problems
+from tutorgraph.constructor.parameters import constructor_parameters
+from tutorgraph.constructor.programs import ProgramQuestion, program_questions
+from tutorgraph.constructor.state import QuizItem, Topic
 from tutorgraph.constructor.text import (
+    POINTS_ELSEWHERE,
     definition_of,
-    marked_terms,
+    ideas,
+    lesson_prose,
     sentences,
     stands_alone,
     stems_of,
 )
 from tutorgraph.grading.checks.numbers import read_numbers
 from tutorgraph.grading.checks.spec import AnswerChecks, NumberCheck
-from tutorgraph.knowledge.bloom import BloomLevel, QuestionType
+from tutorgraph.knowledge.bloom import BloomLevel
 from tutorgraph.text.tokens import normalise
+
+# Kept importable from here: the pipeline and the agents read the vocabulary and commands
+# through this module.
+__all__ = [
+    "ShellCommand",
+    "SiblingTerm",
+    "TopicMaterial",
+    "WrittenQuiz",
+    "course_commands",
+    "lesson_prose",
+    "output_checks",
+    "sibling_terms",
+    "topic_vocabulary",
+    "write_questions",
+    "write_quiz",
+]
 
 _PURPOSE = re.compile(
     r"\b(because|so that|in order to|allows?|lets|enables?|prevents?|ensures?|avoids?|"
     r"which means|this means|the reason|helps?|makes it possible)\b",
     re.I,
 )
+
+
 # ("while" is left out: it is more often "during" than "whereas".)
-_CONTRAST = re.compile(r"\b(whereas|unlike|instead of|rather than|but not)\b", re.I)
-
-
-class SiblingTerm(BaseModel):
-    """A term another topic of the course defines or keys on: a plausible wrong choice."""
-
-    term: str
-    definition: str = ""  # the sentence of the text that defines it ("" when none does)
-    topic: str = ""  # the title of the topic it belongs to
-
-
 @dataclass(frozen=True)
 class TopicMaterial:
     """What the writer needs about one topic: its text, the text of its file before it (the
@@ -134,33 +171,40 @@ def write_quiz(material: TopicMaterial, *, wanted: int | None = None) -> Written
     topic = material.topic
     prose = lesson_prose(material.text)
     sents = [s for s in sentences(prose) if stands_alone(s)]
-    terms = _topic_terms(topic, material.text)
-    defined = _defined_terms(sents, terms)
-    pool = _distractor_pool(material, sents, terms, defined)
+    terms = topic_terms(topic, material.text)
+    defined = defined_terms(sents, terms)
+    pool = distractor_pool(material.siblings, sents, terms, defined)
     written = program_questions(
-        _topic_phrase(topic), material.text, material.earlier, run=material.run_programs
+        topic_phrase(topic), material.text, material.earlier, run=material.run_programs
     )
     programs = [_program_item(topic, p) for p in written.questions]
     understanding = [
         [p for p in programs if p.asks in ("predict", "debug")],
-        _commands(topic, material),
+        command_items(topic, material.text, material.commands),
         _reasons(topic, sents, prose),
         _conditions(topic, sents, prose),
         _contrasts(topic, sents, terms),
+        _likenesses(topic, sents, prose),
         _procedures(topic, prose),
+        _means(topic, sents, prose),
         _what_does(topic, sents, terms, pool),
         _use_when(topic, sents, terms, pool),
         _purposes(topic, sents, terms),
+        effects := _effects(
+            topic, sents, terms | {normalise(s.term) for s in material.siblings}, prose
+        ),
+        _effect_pairs(topic, effects, sents),
         [p for p in programs if p.asks == "how"],
     ]
     understanding = [[i for i in family if _fair(i)] for family in understanding]
+    understanding = _once_each(understanding)
     recall = [
         *[i for i in _definitions(topic, sents, terms, pool) if _fair(i)][
             : q.definitions_per_topic
         ],
         *[i for i in _blanks(topic, defined, prose) if _fair(i)][: q.blanks_per_topic],
     ]
-    chosen = _choose(understanding, recall, wanted)
+    chosen = _choose(understanding, recall, wanted, _needed(topic, prose))
     chosen.sort(key=lambda item: item.bloom_level.rank)
     items = [
         item.model_copy(update={"item_id": f"{topic.topic_id}-q{i + 1}"})
@@ -169,14 +213,39 @@ def write_quiz(material: TopicMaterial, *, wanted: int | None = None) -> Written
     return WrittenQuiz(items, written.notes)
 
 
+def _once_each(families: Sequence[Sequence[QuizItem]]) -> list[list[QuizItem]]:
+    """The families without a question asked twice (two sentences saying what `os.path`
+    contains ask the same question): the first is kept."""
+    asked: set[str] = set()
+    kept: list[list[QuizItem]] = []
+    for family in families:
+        kept.append([])
+        for item in family:
+            if item.text not in asked:
+                asked.add(item.text)
+                kept[-1].append(item)
+    return kept
+
+
 def _fair(item: QuizItem) -> bool:
     """An item the checks would keep on its wording: it gives no key point away and stands
     alone (`item_checks`)."""
     return not leaks(item) and not wording_problems(item)
 
 
+def _needed(topic: Topic, prose: str) -> int:
+    """The items the readiness report asks of the topic: `readiness.min_items_per_topic` for a
+    topic of `substantial_topic_words` or more, one otherwise."""
+    r = constructor_parameters().readiness
+    words = topic.words or len(prose.split())
+    return r.min_items_per_topic if words >= r.substantial_topic_words else 1
+
+
 def _choose(
-    understanding: Sequence[Sequence[QuizItem]], recall: Sequence[QuizItem], wanted: int
+    understanding: Sequence[Sequence[QuizItem]],
+    recall: Sequence[QuizItem],
+    wanted: int,
+    needed: int = 1,
 ) -> list[QuizItem]:
     """Understanding items first, one per family in turn (a choice item first when there is
     one); one recall item for every `quiz_writer.understanding_per_recall` understanding
@@ -200,7 +269,8 @@ def _choose(
             chosen.append(item)
             used.add(item.evidence)
     allowed = len(chosen) // constructor_parameters().quiz_writer.understanding_per_recall
-    allowed = allowed if chosen else 1  # a topic with nothing else is asked what its term is
+    # a topic short of the items it needs is asked recall (at most one of each kind) too
+    allowed = max(allowed, min(needed, wanted) - len(chosen))
     for item in recall:
         if len(chosen) < wanted and allowed > 0 and item.evidence not in used:
             chosen.append(item)
@@ -225,7 +295,7 @@ def _choose(
 
 
 def _program_item(topic: Topic, question: ProgramQuestion) -> QuizItem:
-    item = _item(
+    item = new_item(
         topic,
         BloomLevel.APPLY,
         question.kind,
@@ -236,14 +306,6 @@ def _program_item(topic: Topic, question: ProgramQuestion) -> QuizItem:
         question.asks,
     )
     return item.model_copy(update={"checks": output_checks(question.answer)})
-
-
-# A box or heading that opens an exercise, its solution or a hint: what follows answers that
-# exercise ("The shape will be (60, 39) because..."), not the topic in general.
-_EXERCISE_LABEL = re.compile(
-    r"^\s*(?:\*\*|#{1,6}\s+)(?:challenge|exercise|solution|hint|practice|problem)s?\b", re.I
-)
-_HEADING = re.compile(r"^\s*#{1,6}\s+")
 
 
 _TRIVIAL = {0.0, 1.0, 2.0, -1.0}
@@ -269,247 +331,14 @@ def output_checks(answer: Sequence[str]) -> AnswerChecks | None:
     return AnswerChecks(numbers=[check], solution=" ".join(answer))
 
 
-def lesson_prose(text: str) -> str:
-    """The text without its exercises: from an exercise, solution or hint label to the next
-    heading that is not one. The prose templates ask about what the lesson states; a
-    sentence of a solution is true of its exercise only. (Code questions still read the
-    exercises: a program and its output are true wherever they are.)"""
-    kept: list[str] = []
-    in_exercise = in_fence = False
-    for line in text.splitlines():
-        if re.match(r"^\s*(```|~~~)", line):
-            in_fence = not in_fence
-        if not in_fence and _EXERCISE_LABEL.match(line):
-            in_exercise = True
-        elif not in_fence and _HEADING.match(line):
-            in_exercise = False
-        if not in_exercise:
-            kept.append(line)
-    return "\n".join(kept)
-
-
-def _topic_terms(topic: Topic, text: str) -> set[str]:
-    """The terms a question may ask about: the topic's salient terms, the terms the author
-    marked (bold, defined), its title and the parts of its title ("Parameters and arguments":
-    "parameters", "arguments")."""
-    terms = {normalise(t) for t in topic.key_terms} | marked_terms(text)
-    terms |= {normalise(topic.title)}
-    terms |= {normalise(part) for part in re.split(r",|:|&|\band\b", topic.title)}
-    return {t for t in terms if t and stems_of(t)}
-
-
-def _known(term: str, terms: set[str]) -> str | None:
-    """The topic term that `term` names, by stems ("return value" names "return values")."""
-    wanted = stems_of(term)
-    return next((t for t in sorted(terms) if wanted and stems_of(t) == wanted), None)
-
-
-def _item(
-    topic: Topic,
-    level: BloomLevel,
-    kind: QuestionType,
-    text: str,
-    answer: str,
-    points: Sequence[str],
-    evidence: str,
-    asks: ItemAsks,
-) -> QuizItem:
-    return QuizItem(
-        item_id="",
-        topic_id=topic.topic_id,
-        bloom_level=level,
-        type=kind,
-        difficulty=min(5, level.rank + 1),
-        text=text,
-        reference_answer=answer,
-        key_points=[p for p in points if p],
-        evidence=evidence,
-        asks=asks,
-    )
-
-
-def _topic_phrase(topic: Topic) -> str:
-    return topic.title.strip().rstrip(".:")
-
-
-# ---- multiple choice ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _Wrong:
-    option: str
-    why: str  # the text's sentence on why it is not the answer ("" when it says nothing)
-
-
-def with_choices(item: QuizItem, right: str, wrong: Sequence[_Wrong]) -> QuizItem:
-    """The item with a multiple-choice form: `right` among up to `quiz_writer.choice_options -
-    1` wrong options, those the text says are wrong first, then those closest to it in length
-    (none the same term as the right one, none already in the question), at a position fixed
-    by the question's text. The item unchanged when `item_checks.choice_problems` finds the
-    form unfair (fewer than `item_checks.choice_min_options` options, the right one longest
-    by far...)."""
-    q = constructor_parameters().quiz_writer
-    right_stems = stems_of(right)
-    asked = stems_of(item.text)
-    seen: set[str] = set()
-    fitting: list[_Wrong] = []
-    for candidate in wrong:
-        stems = stems_of(candidate.option)
-        key = normalise(candidate.option)
-        same = stems <= right_stems or right_stems <= stems  # "list" / "lists"
-        if not stems or same or stems <= asked or key in seen:
-            continue
-        seen.add(key)
-        fitting.append(candidate)
-    if not fitting:
-        return item  # too few: choice_problems below refuses fewer than choice_min_options
-    named = [w for w in fitting if w.why]  # the text says why these are wrong: keep them first
-    rest = sorted((w for w in fitting if not w.why), key=lambda w: abs(len(w.option) - len(right)))
-    picked = [*named, *rest][: q.choice_options - 1]
-    position = zlib.crc32(item.text.encode()) % (len(picked) + 1)
-    options = [w.option for w in picked]
-    why = [w.why for w in picked]
-    options.insert(position, right)
-    why.insert(position, "")
-    chosen = item.model_copy(
-        update={"options": options, "correct_index": position, "why_wrong": why}
-    )
-    return item if choice_problems(chosen) else chosen
-
-
-def _distractor_pool(
-    material: TopicMaterial, sents: Sequence[str], terms: set[str], defined: dict[str, str]
-) -> dict[str, list[_Wrong]]:
-    """For each term the topic may ask a choice about, its plausible wrong options: first the
-    terms the text sets against it ("X is not Y", "unlike Y", "X, whereas Y"), with that
-    sentence as why; then the topic's other defined terms and the siblings' defined terms,
-    with their definitions as why; then the siblings' other key terms."""
-    confusions = _named_confusions(sents, terms)
-    others = [_Wrong(term, sentence) for term, sentence in defined.items()]
-    siblings = [_Wrong(s.term, s.definition) for s in material.siblings]
-    pool: dict[str, list[_Wrong]] = {}
-    for term in terms | set(defined):
-        named = confusions.get(term, [])
-        pool[term] = [*named, *(w for w in others if w.option != term), *siblings]
-    pool[""] = [*others, *siblings]
-    return pool
-
-
-_IS_NOT = re.compile(
-    r"^(?:an?\s+|the\s+)?(?P<x>[\w`' -]{2,40}?)\s+(?:is|are)\s+not\s+(?:an?\s+|the\s+)?"
-    r"(?P<y>[\w`' -]{2,40}?)(?:\b|$)",
-    re.I,
-)
-
-
-def _named_confusions(sents: Sequence[str], terms: set[str]) -> dict[str, list[_Wrong]]:
-    """term -> the terms the text sets it against, each with that sentence: "a tuple is not
-    a list", "unlike a list, a tuple...", "a list ..., whereas a tuple ..."."""
-    found: dict[str, list[_Wrong]] = {}
-    for sentence in sents:
-        pair = _contrast_pair(sentence, terms)
-        match = _IS_NOT.match(sentence)
-        if pair is None and match is not None:
-            x, y = normalise(match.group("x")), normalise(match.group("y"))
-            x_term, y_term = _known(x, terms), _known(y, terms)
-            pair = (x_term, y_term) if x_term and y_term and x_term != y_term else None
-        if pair is None:
-            continue
-        a, b = pair
-        found.setdefault(a, []).append(_Wrong(_as_written(b, sentence), sentence))
-        found.setdefault(b, []).append(_Wrong(_as_written(a, sentence), sentence))
-    return found
-
-
-def _contrast_pair(sentence: str, terms: set[str]) -> tuple[str, str] | None:
-    """The two terms a sentence contrasts, each the subject its clause opens with: "X ...,
-    whereas Y ...", "X ... instead of Y", "Unlike Y, X ..."; None when either clause opens
-    with no term of the topic (a walk-through, a variable's name) or both name one term."""
-    cue = _CONTRAST.search(sentence)
-    if cue is None:
-        return None
-    if cue.start() == 0:  # "Unlike a list, a tuple cannot change": Y before the comma
-        head, _, tail = sentence[cue.end() :].partition(",")
-        before, after = tail, head
-    else:
-        before, after = sentence[: cue.start()], sentence[cue.end() :]
-    if cue.group(1).lower() in ("instead of", "rather than"):  # "X instead of Y": X ends before
-        a = _opening_term(" ".join(reversed(before.split())), terms, reverse=True)
-    else:
-        a = _opening_term(before, terms)
-    b = _opening_term(after, terms)
-    if a is None or b is None:
-        return None
-    if stems_of(a) <= stems_of(b) or stems_of(b) <= stems_of(a):  # "variable" / "variables"
-        return None
-    return a, b
-
-
-_ARTICLE = frozenset({"a", "an", "the"})
-
-
-def _opening_term(clause: str, terms: set[str], *, reverse: bool = False) -> str | None:
-    """The term a clause opens with, after an article ("Lists are..." opens with "list");
-    `reverse`: the clause's words are given last first, and the term it ends with is wanted."""
-    words = normalise(clause).split()
-    words = words[1:] if words[:1] and words[0] in _ARTICLE else words
-    by_stems = {frozenset(stems_of(t)): t for t in terms if stems_of(t)}
-    longest = max((len(t.split()) for t in terms), default=0)
-    for size in range(min(len(words), longest), 0, -1):
-        phrase = words[:size][::-1] if reverse else words[:size]
-        found = by_stems.get(frozenset(stems_of(" ".join(phrase))))
-        if found is not None:
-            return found
-    return None
-
-
-# ---- recall: definitions and blanks -------------------------------------------------------------
-
-_IS_A = re.compile(
-    r"^(?P<article>an?\s+|the\s+)?(?P<term>[\w`'\- ]{2,40}?)\s+(?P<verb>is|are)\s+"
-    r"(?P<rest>(?:an?|the|one|any|some)\s+.+)$",
-    re.I,
-)
-_MEANS = re.compile(
-    r"^(?P<article>an?\s+|the\s+)?(?P<term>[\w`'\- ]{2,40}?)\s+(?P<verb>refers to|means|denotes)"
-    r"\s+(?P<rest>.+)$",
-    re.I,
-)
-
-
-def _definition_match(sentence: str, terms: set[str]) -> re.Match[str] | None:
-    """ "X is a ..." / "X means ..." where X is a term of the topic, of a size to ask."""
-    q = constructor_parameters().quiz_writer
-    match = _IS_A.match(sentence) or _MEANS.match(sentence)
-    if (
-        match is None
-        or definition_of(sentence) is None
-        or len(sentence.split()) > q.definition_max_words
-        or len(match.group("rest").split()) < q.definition_min_words
-        or _POINTS_ELSEWHERE.search(sentence)
-    ):
-        return None
-    return match if _known(match.group("term").strip(" `'"), terms) else None
-
-
-def _defined_terms(sents: Sequence[str], terms: set[str]) -> dict[str, str]:
-    """term -> the sentence of the text that defines it."""
-    found: dict[str, str] = {}
-    for sentence in sents:
-        match = _definition_match(sentence, terms)
-        if match is not None:
-            found.setdefault(normalise(match.group("term").strip(" `'")), sentence)
-    return found
-
-
 def _definitions(
-    topic: Topic, sents: Sequence[str], terms: set[str], pool: dict[str, list[_Wrong]]
+    topic: Topic, sents: Sequence[str], terms: set[str], pool: dict[str, list[Wrong]]
 ) -> list[QuizItem]:
     """ "X is a ..." / "X means ...": "what is X?", with the other terms' definitions as the
     wrong choices when the course defines enough of them."""
     items = []
     for sentence in sents:
-        match = _definition_match(sentence, terms)
+        match = definition_match(sentence, terms)
         if match is None:
             continue
         term = match.group("term").strip(" `'")
@@ -518,19 +347,19 @@ def _definitions(
         article = "" if plural else ("a" if article in ("a", "an", "") else article)
         if article == "a" and term[:1].lower() in "aeiou":
             article = "an"
-        subject = f"{article} {_term(term)}".strip() if not plural else _term(term)
-        question = f"In {_topic_phrase(topic)}, what {'are' if plural else 'is'} {subject}?"
+        subject = f"{article} {code_term(term)}".strip() if not plural else code_term(term)
+        question = f"In {topic_phrase(topic)}, what {'are' if plural else 'is'} {subject}?"
         rest = match.group("rest").rstrip(".")
-        item = _item(
+        item = new_item(
             topic, BloomLevel.REMEMBER, "conceptual", question, sentence, [rest], sentence, "define"
         )
         wrong = [
-            _Wrong(_capital(other.group("rest").rstrip(".")), w.why)
+            Wrong(capital(other.group("rest").rstrip(".")), w.why)
             for w in pool.get(normalise(term), [])
-            if (other := _IS_A.match(w.why) or _MEANS.match(w.why)) is not None
+            if (other := IS_A.match(w.why) or MEANS.match(w.why)) is not None
             and normalise(other.group("term").strip(" `'")) == normalise(w.option)
         ]
-        items.append(with_choices(item, _capital(rest), wrong))
+        items.append(with_choices(item, capital(rest), wrong))
     return items
 
 
@@ -561,9 +390,9 @@ def _blanks(topic: Topic, defined: dict[str, str], prose: str) -> list[QuizItem]
         blanked = sentence[: written.start()] + BLANK + sentence[written.end() :]
         if stems_of(term) & stems_of(blanked) or _gives_away(term, blanked):
             continue
-        question = f"In {_topic_phrase(topic)}, fill in the blank: {blanked}"
+        question = f"In {topic_phrase(topic)}, fill in the blank: {blanked}"
         items.append(
-            _item(
+            new_item(
                 topic,
                 BloomLevel.REMEMBER,
                 "conceptual",
@@ -589,27 +418,13 @@ def _gives_away(term: str, blanked: str) -> bool:
     return any(wanted in word for word in around)
 
 
-def _term(term: str) -> str:
-    return f"`{term}`" if re.search(r"[_()\[\].]|^[a-z]+[A-Z]", term) else term
-
-
 def _plural(written: str) -> bool:
     """A term written as a plural ("double quotes"), for the verb that follows it."""
     last = written.split()[-1] if written.split() else ""
     return "`" not in written and last.endswith("s") and not last.endswith(("ss", "us", "is"))
 
 
-def _capital(text: str) -> str:
-    return text[:1].upper() + text[1:]
-
-
 # ---- why ----------------------------------------------------------------------------------------
-
-# A sentence that points at something it does not show ("pitfalls like this", "these values")
-# cannot be understood on its own in a quiz.
-_POINTS_ELSEWHERE = re.compile(
-    r"\b(this|these|those|like that|such|on the other hand|above|below|following|here)\b", re.I
-)
 
 # "<fact> because <reason>" / "<fact> so that <purpose>": the fact is stated, the reason asked.
 _REASON = re.compile(r",?\s+\b(because|as a result of|due to)\b\s+", re.I)
@@ -647,7 +462,7 @@ def _reasons(topic: Topic, sents: Sequence[str], prose: str) -> list[QuizItem]:
         if (
             not q.reason_sentence_min_words <= size <= q.reason_sentence_max_words
             or _AN_EXAMPLE.search(sentence)
-            or _POINTS_ELSEWHERE.search(sentence)  # "because of pitfalls like this"
+            or POINTS_ELSEWHERE.search(sentence)  # "because of pitfalls like this"
         ):
             continue
         leading = _LEADING_REASON.match(sentence) or _CONSEQUENCE.match(sentence)
@@ -676,15 +491,15 @@ def _reasons(topic: Topic, sents: Sequence[str], prose: str) -> list[QuizItem]:
                 or re.search(r"\b(i\.e|e\.g)\.?$", fact)
             ):
                 break
-            question = f"In {_topic_phrase(topic)}, explain why {_lower_first(fact, prose)}."
+            question = f"In {topic_phrase(topic)}, explain why {_lower_first(fact, prose)}."
             items.append(
-                _item(
+                new_item(
                     topic,
                     BloomLevel.UNDERSTAND,
                     "conceptual",
                     question,
                     sentence,
-                    [f"{cue_word} {reason}".strip()],
+                    ideas(f"{cue_word} {reason}".strip()),
                     sentence,
                     "why",
                 )
@@ -718,7 +533,7 @@ def _purposes(topic: Topic, sents: Sequence[str], terms: set[str]) -> list[QuizI
         if (
             not _PURPOSE.search(sentence)
             or not q.purpose_min_words <= size <= q.purpose_max_words
-            or _POINTS_ELSEWHERE.search(sentence)
+            or POINTS_ELSEWHERE.search(sentence)
         ):
             continue
         term = _subject_term(sentence, terms)
@@ -726,17 +541,16 @@ def _purposes(topic: Topic, sents: Sequence[str], terms: set[str]) -> list[QuizI
             continue
         written = _lower_first(_as_said(term, sentence), " ".join(sents))
         does = "do" if _plural(written) else "does"
-        question = (
-            f"In {_topic_phrase(topic)}, what {does} {_term(written)} do, and why does it matter?"
-        )
+        subject = code_term(written)
+        question = f"In {topic_phrase(topic)}, what {does} {subject} do, and why does it matter?"
         items.append(
-            _item(
+            new_item(
                 topic,
                 BloomLevel.UNDERSTAND,
                 "conceptual",
                 question,
                 sentence,
-                _clauses(sentence),
+                [idea for clause in _clauses(sentence) for idea in ideas(clause)],
                 sentence,
                 "why",
             )
@@ -773,7 +587,7 @@ _DOES = re.compile(
 
 
 def _what_does(
-    topic: Topic, sents: Sequence[str], terms: set[str], pool: dict[str, list[_Wrong]]
+    topic: Topic, sents: Sequence[str], terms: set[str], pool: dict[str, list[Wrong]]
 ) -> list[QuizItem]:
     """ "Double quotes prevent word splitting": "In <topic>, what prevents word splitting?"
     with the term as the answer and the course's other terms as the wrong choices."""
@@ -784,19 +598,19 @@ def _what_does(
         if (
             match is None
             or not q.purpose_min_words <= len(sentence.split()) <= q.purpose_max_words
-            or _POINTS_ELSEWHERE.search(sentence)
+            or POINTS_ELSEWHERE.search(sentence)
         ):
             continue
-        known = _known(match.group("term").strip(" `'"), terms)
+        known = known_term(match.group("term").strip(" `'"), terms)
         if known is None:
             continue
         term = known
         right = match.group("term").strip()
         question = (
-            f"In {_topic_phrase(topic)}, what {match.group('verb').lower().rstrip('s')}s "
+            f"In {topic_phrase(topic)}, what {match.group('verb').lower().rstrip('s')}s "
             f"{match.group('rest').rstrip('.')}?"
         )
-        item = _item(
+        item = new_item(
             topic, BloomLevel.UNDERSTAND, "scenario", question, sentence, [right], sentence, "apply"
         )
         chosen = with_choices(item, right, pool.get(term, []))
@@ -835,12 +649,14 @@ def _conditions(topic: Topic, sents: Sequence[str], prose: str) -> list[QuizItem
         if (
             match is None
             or not q.condition_min_words <= len(sentence.split()) <= q.condition_max_words
-            or _POINTS_ELSEWHERE.search(sentence)
+            or POINTS_ELSEWHERE.search(sentence)
             or _AN_EXAMPLE.search(sentence)
         ):
             continue
         condition = match.group("condition").strip()
         result = match.group("result").strip(" .")
+        if re.match(r"^\w{1,3}(?:,|\s+(?:or|and)\b)", result):  # "If it ends in S, X, or Z, ..."
+            continue  # the comma was inside a series, not after the condition
         if (
             len(result.split()) < q.fact_min_words
             or re.match(r"^(it|they|this|that|these|those|he|she)\b", condition, re.I)
@@ -850,15 +666,15 @@ def _conditions(topic: Topic, sents: Sequence[str], prose: str) -> list[QuizItem
         cue = match.group("cue").lower()
         advice = _ADVICE.match(result) is not None
         asked = "what should you do" if advice else "what happens"
-        question = f"In {_topic_phrase(topic)}, {asked} {cue} {_lower_first(condition, prose)}?"
+        question = f"In {topic_phrase(topic)}, {asked} {cue} {_lower_first(condition, prose)}?"
         items.append(
-            _item(
+            new_item(
                 topic,
                 BloomLevel.APPLY if advice else BloomLevel.UNDERSTAND,
                 "scenario",
                 question,
                 sentence,
-                [_capital(result)],
+                ideas(capital(result)),
                 sentence,
                 "apply" if advice else "what_if",
             )
@@ -896,13 +712,13 @@ def _procedures(topic: Topic, prose: str) -> list[QuizItem]:
         if goal is None or not q.procedure_min_steps <= len(steps) <= q.procedure_max_steps:
             continue
         what = goal.group("goal").strip()
-        if _POINTS_ELSEWHERE.search(what) or len(what.split()) < q.fact_min_words:
+        if POINTS_ELSEWHERE.search(what) or len(what.split()) < q.fact_min_words:
             continue
-        question = f"In {_topic_phrase(topic)}, how do you {what}? List the steps in order."
+        question = f"In {topic_phrase(topic)}, how do you {what}? List the steps in order."
         answer = " ".join(f"{n}. {step}" for n, step in enumerate(steps, start=1))
         evidence = "\n".join([lead, *(line for line in lines[start:index] if line.strip())])
         items.append(
-            _item(topic, BloomLevel.APPLY, "scenario", question, answer, steps, evidence, "how")
+            new_item(topic, BloomLevel.APPLY, "scenario", question, answer, steps, evidence, "how")
         )
     return items
 
@@ -910,7 +726,7 @@ def _procedures(topic: Topic, prose: str) -> list[QuizItem]:
 def _plain(text: str) -> str:
     """A list item without emphasis marks, as a sentence."""
     text = re.sub(r"\*\*|__", "", text).strip()
-    return _capital(text) if text.endswith((".", "!", "?")) else _capital(text) + "."
+    return capital(text) if text.endswith((".", "!", "?")) else capital(text) + "."
 
 
 # ---- apply and compare --------------------------------------------------------------------------
@@ -928,7 +744,7 @@ _USE = re.compile(
 
 
 def _use_when(
-    topic: Topic, sents: Sequence[str], terms: set[str], pool: dict[str, list[_Wrong]]
+    topic: Topic, sents: Sequence[str], terms: set[str], pool: dict[str, list[Wrong]]
 ) -> list[QuizItem]:
     """ "Use X when/to ..." where X is a topic term and the sentence states a rule, not one
     case or an analogy: "In <topic>, what would you use when ...?" with X among the course's
@@ -941,29 +757,85 @@ def _use_when(
             match is None
             or not q.use_when_min_words <= len(sentence.split()) <= q.use_when_max_words
             or _HYPOTHETICAL.search(sentence)
-            or _POINTS_ELSEWHERE.search(sentence)
+            or POINTS_ELSEWHERE.search(sentence)
         ):
             continue
-        known = _known(match.group("term"), terms)
-        if known is None:
+        code = re.match(r"^`[^`]+`(?:\s+\w+)?$", match.group("term").strip())
+        known = known_term(match.group("term"), terms)
+        if known is None and code is None:
             continue
-        term = known
-        right = _as_written(term, sentence)
+        term = known or match.group("term").strip()
+        right = as_written(term, sentence)
         job = f"{match.group('cue').lower()} {match.group('job').rstrip('.')}"
-        question = f"In {_topic_phrase(topic)}, what would you use {job}?"
-        item = _item(
+        question = f"In {topic_phrase(topic)}, what would you use {job}?"
+        item = new_item(
             topic, BloomLevel.APPLY, "scenario", question, sentence, [right], sentence, "apply"
         )
         chosen = with_choices(item, right, pool.get(term, []))
         if not chosen.options:
             question = (
-                f"In {_topic_phrase(topic)}, when would you use {_term(right)}, and what for?"
+                f"In {topic_phrase(topic)}, when would you use {_subject(term, right, sentence)}, "
+                "and what for?"
             )
-            chosen = item.model_copy(
-                update={"text": question, "key_points": [sentence.rstrip(".")]}
-            )
+            chosen = item.model_copy(update={"text": question, "key_points": ideas(sentence)})
         items.append(chosen)
     return items
+
+
+# "X is like Y, but ..." / "X works (exactly) like Y, but ...": X and Y differ in what follows.
+_LIKE_BUT = re.compile(
+    r"^(?P<x>(?:(?:an?|the)\s+)?(?:`[^`]{1,40}`(?:\s+\w+)?|[\w'-]+(?:\s+[\w'-]+){0,3}))\s+"
+    r"(?:is|are|works|work|behaves|behave|acts|act)\s+(?:\w+\s+)?(?:like|similar to)\s+"
+    r"(?P<y>(?:(?:an?|the)\s+)?(?:`[^`]{1,40}`(?:\s+\w+)?|[\w'-]+(?:\s+[\w'-]+){0,3})),?"
+    r"\s+(?:but|except that)\s+(?P<difference>.{8,}?)\.?$",
+    re.I,
+)
+
+
+def _likenesses(topic: Topic, sents: Sequence[str], prose: str) -> list[QuizItem]:
+    """ "X is like Y, but <difference>" (X and Y a term or code each): "In <topic>, how does X
+    differ from Y?"; the difference is the key point, one per idea."""
+    q = constructor_parameters().quiz_writer
+    items = []
+    for sentence in sents:
+        match = _LIKE_BUT.match(sentence.strip())
+        if (
+            match is None
+            or not q.contrast_min_words <= len(sentence.split()) <= q.contrast_max_words
+            or POINTS_ELSEWHERE.search(sentence)
+        ):
+            continue
+        x, y = match.group("x"), match.group("y")
+        if re.search(r"\b(it|this|that|they|we|you)\b", f"{x} {y}", re.I):
+            continue
+        difference = match.group("difference").strip(" .")
+        does = "do" if _plural(x) else "does"
+        question = (
+            f"In {topic_phrase(topic)}, how {does} {_lower_first(x, prose)} differ from "
+            f"{_lower_first(y, prose)}?"
+        )
+        items.append(
+            new_item(
+                topic,
+                BloomLevel.ANALYZE,
+                "conceptual",
+                question,
+                sentence,
+                ideas(difference),
+                sentence,
+                "compare",
+            )
+        )
+    return items
+
+
+def _subject(term: str, right: str, sentence: str) -> str:
+    """How a question names a term: code with its article as the sentence says it ("the `AS`
+    keyword"), else the term as written (in backticks when it looks like code)."""
+    if term.startswith("`"):
+        said = _as_said(term, sentence)
+        return said[:1].lower() + said[1:] if said[:1] in "AT" and " " in said else said
+    return code_term(right)
 
 
 def _contrasts(topic: Topic, sents: Sequence[str], terms: set[str]) -> list[QuizItem]:
@@ -976,19 +848,19 @@ def _contrasts(topic: Topic, sents: Sequence[str], terms: set[str]) -> list[Quiz
             sentence.split()
         ) <= q.contrast_max_words or _AN_EXAMPLE.search(sentence):
             continue
-        pair = _contrast_pair(sentence, terms)
+        pair = contrast_pair(sentence, terms)
         if pair is None:
             continue
         a, b = (_lower_first(_as_said(t, sentence), " ".join(sents)) for t in pair)
-        question = f"In {_topic_phrase(topic)}, how do {_term(a)} and {_term(b)} differ?"
+        question = f"In {topic_phrase(topic)}, how do {code_term(a)} and {code_term(b)} differ?"
         items.append(
-            _item(
+            new_item(
                 topic,
                 BloomLevel.ANALYZE,
                 "conceptual",
                 question,
                 sentence,
-                [sentence.rstrip(".")],
+                ideas(sentence),
                 sentence,
                 "compare",
             )
@@ -1006,121 +878,252 @@ _AN_EXAMPLE = re.compile(
 
 def _as_said(term: str, sentence: str) -> str:
     """The term as the sentence says it, with its article ("a detached HEAD")."""
-    written = _as_written(term, sentence)
+    written = as_written(term, sentence)
     found = re.search(rf"\b(?:an?|the)\s+{re.escape(written)}(?!\w)", sentence, re.I)
     return found.group(0) if found else written
 
 
-def _as_written(term: str, sentence: str) -> str:
-    """The term as the sentence spells it ("False", not "false"; "Lists" for "list"), when it
-    does."""
-    found = re.search(rf"(?<!\w){re.escape(term)}(?:e?s)?(?!\w)", sentence, re.I)
-    return found.group(0) if found else term
+# ---- what a term does ---------------------------------------------------------------------------
+
+# The verbs a sentence states what something does with (the base form; "returns", "stores"
+# are read too): "The HAVING keyword filters groups...", "`os.stat()` returns the metadata...".
+_EFFECT_VERBS = frozenset(
+    [
+        "add",
+        "build",
+        "calculate",
+        "change",
+        "combine",
+        "compute",
+        "contain",
+        "convert",
+        "copy",
+        "count",
+        "create",
+        "delete",
+        "evaluate",
+        "filter",
+        "find",
+        "generate",
+        "give",
+        "group",
+        "hold",
+        "join",
+        "keep",
+        "list",
+        "match",
+        "merge",
+        "produce",
+        "provide",
+        "raise",
+        "read",
+        "remove",
+        "replace",
+        "return",
+        "run",
+        "save",
+        "select",
+        "show",
+        "skip",
+        "sort",
+        "split",
+        "stop",
+        "store",
+        "turn",
+        "update",
+        "write",
+        "yield",
+    ]
+)
+# The subject of a "what it does" sentence: up to six words or a code span, before its verb.
+_EFFECT_SUBJECT = r"(?:(?:an?|the)\s+)?(?:`[^`]{1,40}`(?:\s+[\w-]+)?|[\w'-]+(?:\s+[\w'-]+){0,5})"
+_EFFECT_ADVERB = r"(?:also|always|only|then|simply|usually)"
 
 
-# ---- commands -----------------------------------------------------------------------------------
-
-
-def _commands(topic: Topic, material: TopicMaterial) -> list[QuizItem]:
-    """Each explained shell command of the topic: "Which command <does its job>?" with the
-    course's other commands as choices, when its explanation says the job with a verb and
-    there are enough of them; else "What does `cmd` do?" answered by its explanation."""
-    own = shell_commands(lesson_prose(material.text))
-    known = {c.command for c in own}
-    others = [*own, *(c for c in material.commands if c.command not in known)]
-    items = []
-    for command in own:
-        wrong = [
-            _Wrong(f"`{c.command}`", f"`{c.command}`: {c.explanation}")
-            for c in others
-            if c.command != command.command
-        ]
-        if command.job:
-            question = f"In {_topic_phrase(topic)}, which command {command.job.rstrip('.')}?"
-            item = _item(
-                topic,
-                BloomLevel.APPLY,
-                "scenario",
-                question,
-                f"`{command.command}`: {command.explanation}",
-                [f"`{command.command}`"],
-                command.source,
-                "command",
+def _effect_match(sentence: str) -> re.Match[str] | None:
+    """The sentence read as <subject> <effect verb> <rest>, at the first verb of
+    `_EFFECT_VERBS` ("The HAVING keyword filters ...": "The HAVING keyword", "filters")."""
+    for found in re.finditer(r"(?<=\s)[a-z]+s(?=\s)", sentence):
+        if _base_verb(found.group(0)) is not None:
+            return re.match(
+                rf"^(?P<subject>{_EFFECT_SUBJECT})\s+(?:(?P<adverb>{_EFFECT_ADVERB})\s+)?"
+                rf"(?P<verb>{found.group(0)})\s+(?P<rest>.+?)\.?$",
+                sentence,
             )
-            chosen = with_choices(item, f"`{command.command}`", wrong)
-            if chosen.options:
-                items.append(chosen)
-                continue
-        question = f"In {_topic_phrase(topic)}, what does the command `{command.command}` do?"
+    return None
+
+
+# A predicate that opens with no object ("stops when...", "runs in order") asks "what does X
+# stop?" of nothing, and a "verb" followed by "of" is a noun ("A complete lists of ..."): left
+# out.
+_NO_OBJECT = re.compile(
+    r"^(when|if|once|until|after|before|because|as|at|in|on|of|by|with|from|for|to|into|out|up|"
+    r"down|over|through|and|or|but|that|which|it|them|itself|itself|back|here|there)\b",
+    re.I,
+)
+
+
+# A subject that names one kind of thing on its own: "A relational database", "Every modern
+# file system" (an article or "every"/"each", then up to four words, none a function word).
+_NAMED_THING = re.compile(
+    r"^(?:an?|the|every|each)\s+(?!(?:of|in|on|for|to|with|and|or|is|are)\b)[\w`'-]+"
+    r"(?:\s+(?!(?:of|in|on|for|to|with|and|or|is|are)\b)[\w`'-]+){0,3}$",
+    re.I,
+)
+
+
+def _base_verb(verb: str) -> str | None:
+    """The base form of a third-person verb of `_EFFECT_VERBS` ("returns" -> "return",
+    "copies" -> "copy", "matches" -> "match"), None for any other word."""
+    if not verb.endswith("s"):
+        return None
+    bases = (re.sub(r"ies$", "y", verb), verb.removesuffix("es"), verb.removesuffix("s"))
+    return next((base for base in bases if base in _EFFECT_VERBS), None)
+
+
+def _effects(topic: Topic, sents: Sequence[str], terms: set[str], prose: str) -> list[QuizItem]:
+    """A sentence that opens with a term of the course (or code) and says what it does with a
+    verb of `_EFFECT_VERBS` and its object ("The HAVING keyword filters the groups an
+    aggregation returns."): "In <topic>, what does the HAVING keyword filter?"; the object and
+    what the sentence adds are the key points, one per idea. A definition ("X is a ..."), a
+    sentence pointing elsewhere or walking through an example is not asked."""
+    q = constructor_parameters().quiz_writer
+    items = []
+    for sentence in sents:
+        match = _effect_match(sentence.strip())
+        if (
+            match is None
+            or not q.purpose_min_words <= len(sentence.split()) <= q.purpose_max_words
+            or POINTS_ELSEWHERE.search(sentence)
+            or _AN_EXAMPLE.search(sentence)
+            or "?" in sentence
+            or definition_of(sentence) is not None
+        ):
+            continue
+        verb = _base_verb(match.group("verb"))
+        subject = match.group("subject").strip()
+        adverb = (match.group("adverb") or "").strip()
+        head, _, last = subject.rpartition(" ")
+        if head and re.fullmatch(_EFFECT_ADVERB, last):  # "`os.path` also"
+            subject, adverb = head, last
+        rest = match.group("rest").strip(" .")
+        named = not re.search(r"\b(that|which|who|we|you|they|it|if|when|so)\b", subject, re.I)
+        if (
+            verb is None
+            or _NO_OBJECT.match(rest)
+            or len(rest.split()) < q.fact_min_words
+            or not named
+            or not (
+                subject.startswith(("`", "The `", "the `"))
+                or _subject_term(sentence, terms) is not None
+                or _NAMED_THING.match(subject)
+            )
+        ):
+            continue
+        written = _lower_first(subject, prose)
+        does = "do" if _plural(written) else "does"
+        asked = f"{adverb} {verb}".strip() if adverb in ("only", "always") else verb
+        question = f"In {topic_phrase(topic)}, what {does} {written} {asked}?"
         items.append(
-            _item(
+            new_item(
                 topic,
                 BloomLevel.UNDERSTAND,
                 "conceptual",
                 question,
-                command.explanation,
-                [command.explanation.rstrip(".")],
-                command.source,
-                "command",
+                sentence,
+                ideas(rest),
+                sentence,
+                "how",
             )
         )
     return items
 
 
-# ---- the course's vocabulary --------------------------------------------------------------------
+def _effect_pairs(
+    topic: Topic, effects: Sequence[QuizItem], sents: Sequence[str]
+) -> list[QuizItem]:
+    """Two "what X does" sentences about different subjects close together in the text (at
+    most `item_checks.support_window` sentences apart, so that one passage answers both):
+    "In <topic>, how do X and Y differ in what they do?", each sentence's ideas the key
+    points. One pair a topic."""
+    window = constructor_parameters().item_checks.support_window
+    where = {sentence: index for index, sentence in enumerate(sents)}
+    for first, second in pairwise(effects):
+        a, b = _effect_subject(first), _effect_subject(second)
+        apart = abs(where.get(first.evidence, 0) - where.get(second.evidence, -window))
+        if not a or not b or stems_of(a) == stems_of(b) or apart >= window:
+            continue
+        question = f"In {topic_phrase(topic)}, how do {a} and {b} differ in what they do?"
+        answer = f"{first.evidence} {second.evidence}"
+        points = [*first.key_points, *second.key_points]
+        return [
+            new_item(
+                topic, BloomLevel.ANALYZE, "conceptual", question, answer, points, answer, "compare"
+            )
+        ]
+    return []
 
 
-def topic_vocabulary(topic: Topic, text: str) -> list[SiblingTerm]:
-    """The terms a topic gives the rest of the course as wrong options: those its text
-    defines (with the defining sentence), then its key terms."""
-    terms = _topic_terms(topic, text)
-    sents = [s for s in sentences(lesson_prose(text)) if stands_alone(s)]
-    found = {
-        term: SiblingTerm(term=term, definition=sentence, topic=topic.title)
-        for term, sentence in _defined_terms(sents, terms).items()
-    }
-    for term in topic.key_terms:
-        found.setdefault(normalise(term), SiblingTerm(term=term, topic=topic.title))
-    return [t for key, t in found.items() if key]
+def _effect_subject(item: QuizItem) -> str:
+    """The subject an effect question asks about ("what does `os.path` contain?")."""
+    found = re.search(r", what (?:does|do) (?P<subject>.+?) (?:only |always )?\w+\?$", item.text)
+    return found.group("subject") if found else ""
 
 
-def sibling_terms(
-    topic: Topic, vocabularies: Sequence[tuple[Topic, Sequence[SiblingTerm]]]
-) -> list[SiblingTerm]:
-    """The other topics' terms (`topic_vocabulary` of each), those of `topic`'s unit first,
-    defined terms before key terms, none that `topic` defines itself (those are its own
-    questions' answers), at most `quiz_writer.sibling_terms`."""
+# ---- how: means and goals -----------------------------------------------------------------------
+
+# "We can modify lists by assigning new values ...": the act is asked, the means (a gerund:
+# "by ordering" is a means, "by a column" is not) answers it.
+_BY_MEANS = re.compile(
+    r"^(?:we|you|one)\s+can\s+(?:also\s+)?(?P<act>[a-z]+\s+[^,;]{3,80}?)\s+by\s+"
+    r"(?P<means>\w+ing\b[^;]{3,}?)\.?$",
+    re.I,
+)
+# "To see the contents of a table, right-click on it and ...": the goal is asked, the
+# instruction answers it (an instruction: an imperative verb, or "you/we can/should ...").
+_TO_GOAL = re.compile(r"^to\s+(?P<goal>[a-z][^,;:]{6,100}?),\s+(?P<do>[^;]{8,}?)\.?$", re.I)
+_INSTRUCTION = re.compile(
+    r"^(?:(?:you|we)\s+(?:can|should|must|need to|have to)\s+|use\b|run\b|type\b|click\b|"
+    r"select\b|add\b|call\b|write\b|pass\b|put\b|open\b|press\b|right-click\b|choose\b|set\b)",
+    re.I,
+)
+
+
+def _means(topic: Topic, sents: Sequence[str], prose: str) -> list[QuizItem]:
+    """ "We/You can <act> by <means>" -> "In <topic>, how can you <act>?" (the means is the
+    key point); "To <goal>, <instruction>" -> "In <topic>, how do you <goal>?" (the
+    instruction's ideas are the key points). A goal or act that needs another sentence (a
+    pronoun, "this", an example) is not asked."""
     q = constructor_parameters().quiz_writer
-    own = {
-        stem
-        for other, terms in vocabularies
-        if other.topic_id == topic.topic_id
-        for term in terms
-        if term.definition
-        for stem in [frozenset(stems_of(term.term))]
-    }
-    others = sorted(
-        (pair for pair in vocabularies if pair[0].topic_id != topic.topic_id),
-        key=lambda pair: pair[0].unit_id != topic.unit_id,
-    )
-    found: dict[str, SiblingTerm] = {}
-    for defined in (True, False):
-        for _, terms in others:
-            for term in terms:
-                key = normalise(term.term)
-                if bool(term.definition) is defined and frozenset(stems_of(key)) not in own:
-                    found.setdefault(key, term)
-    return list(found.values())[: q.sibling_terms]
-
-
-def course_commands(texts: Sequence[str]) -> list[ShellCommand]:
-    """The explained shell commands of the course's texts: the wrong choices of a "which
-    command" item."""
-    seen: set[str] = set()
-    found = []
-    for text in texts:
-        for command in shell_commands(lesson_prose(text)):
-            if command.command not in seen:
-                seen.add(command.command)
-                found.append(command)
-    return found
+    items = []
+    for sentence in sents:
+        if (
+            not q.condition_min_words <= len(sentence.split()) <= q.condition_max_words
+            or _AN_EXAMPLE.search(sentence)
+            or "?" in sentence
+        ):
+            continue
+        by = _BY_MEANS.match(sentence.strip())
+        goal = _TO_GOAL.match(sentence.strip())
+        if by is not None:
+            asked, points, level = f"how can you {by.group('act')}", [by.group("means")], "u"
+        elif goal is not None and _INSTRUCTION.match(goal.group("do")):
+            asked, points, level = f"how do you {goal.group('goal')}", ideas(goal.group("do")), "a"
+        else:
+            continue
+        asked = re.sub(r"\bour\b", "the", asked)  # "the results of our queries"
+        if POINTS_ELSEWHERE.search(asked) or re.search(r"\b(it|its|they|them|we|us)\b", asked):
+            continue
+        items.append(
+            new_item(
+                topic,
+                BloomLevel.UNDERSTAND if level == "u" else BloomLevel.APPLY,
+                "scenario",
+                f"In {topic_phrase(topic)}, {_lower_first(asked, prose)}?",
+                sentence,
+                [capital(p.strip(" .")) if level == "a" else p.strip(" .") for p in points],
+                sentence,
+                "how",
+            )
+        )
+    return items

@@ -350,3 +350,104 @@ INSTRUCTION = re.compile(
     r"remember|recall|go|type|enter|save|fix|find|now)\b",
     re.I,
 )
+
+
+# ---- blocks and lesson prose (read by the quiz writer) -----------------------------------------
+
+# A sentence that points at something it does not show ("pitfalls like this", "these values")
+# cannot be understood on its own in a quiz.
+POINTS_ELSEWHERE = re.compile(
+    r"\b(this|these|those|like that|such|on the other hand|above|below|following|here)\b", re.I
+)
+
+_FENCE_LINE = re.compile(r"^(?P<mark>```|~~~)\s*(?P<lang>[\w+-]*)\s*$")
+
+
+def text_blocks(text: str) -> list[tuple[str, str]]:
+    """The text as (kind, body) blocks in order: kind is the fence language ("" for an
+    unlabelled fence) or "prose" for a paragraph."""
+    blocks: list[tuple[str, str]] = []
+    lines = text.splitlines()
+    index = 0
+    paragraph: list[str] = []
+
+    def flush() -> None:
+        if any(line.strip() for line in paragraph):
+            blocks.append(("prose", "\n".join(paragraph).strip()))
+        paragraph.clear()
+
+    while index < len(lines):
+        fence = _FENCE_LINE.match(lines[index].strip())
+        if fence:
+            flush()
+            body: list[str] = []
+            index += 1
+            while index < len(lines) and not lines[index].strip().startswith(fence.group("mark")):
+                body.append(lines[index])
+                index += 1
+            blocks.append((fence.group("lang").lower() or "code", "\n".join(body).strip("\n")))
+        elif not lines[index].strip():
+            flush()
+        else:
+            paragraph.append(lines[index])
+        index += 1
+    flush()
+    return blocks
+
+
+# A box or heading that opens an exercise, its solution or a hint: what follows answers that
+# exercise ("The shape will be (60, 39) because..."), not the topic in general.
+_EXERCISE_LABEL = re.compile(
+    r"^\s*(?:\*\*|#{1,6}\s+)(?:challenge|exercise|solution|hint|practice|problem)s?\b", re.I
+)
+_HEADING = re.compile(r"^\s*#{1,6}\s+")
+
+
+def lesson_prose(text: str) -> str:
+    """The text without its exercises: from an exercise, solution or hint label to the next
+    heading that is not one. The prose templates ask about what the lesson states; a
+    sentence of a solution is true of its exercise only. (Code questions still read the
+    exercises: a program and its output are true wherever they are.)"""
+    kept: list[str] = []
+    in_exercise = in_fence = False
+    for line in text.splitlines():
+        if re.match(r"^\s*(```|~~~)", line):
+            in_fence = not in_fence
+        if not in_fence and _EXERCISE_LABEL.match(line):
+            in_exercise = True
+        elif not in_fence and _HEADING.match(line):
+            in_exercise = False
+        if not in_exercise:
+            kept.append(line)
+    return "\n".join(kept)
+
+
+# ---- key points, one per idea -------------------------------------------------------------------
+
+# Where a statement joins two ideas: "; ", ", and ", ", so ", ", but ", " because ",
+# ", whereas " (not ", which": what follows it is no clause on its own).
+_IDEA_JOINT = re.compile(r";\s+|,\s+(?:and|so|but|whereas)\s+(?!that\b)|\s+because\s+", re.I)
+
+
+def ideas(statement: str) -> list[str]:
+    """A statement cut into its ideas, each a slice of it (so the reference answer that holds
+    the statement holds every idea): cut at "; ", ", and ", ", so ", ", but ", " because ",
+    ", whereas " where each part has `quiz_writer.idea_min_words` words and more than one
+    content word of its own; a part too small stays with the one before, and so does the last
+    item of a series ("a, b, and c"). The whole statement when it is one idea."""
+    least = constructor_parameters().quiz_writer.idea_min_words
+    parts: list[str] = []
+    start = 0
+    for joint in _IDEA_JOINT.finditer(statement):
+        part = statement[start : joint.start()].strip(" ,;.")
+        rest = statement[joint.end() :].strip(" ,;.")
+        series = joint.group(0).startswith(",") and "," in part  # "a, b, and c": one idea
+        if _an_idea(part, least) and _an_idea(rest, least) and not series:
+            parts.append(part)
+            start = joint.end()
+    parts.append(statement[start:].strip(" ,;."))
+    return [p for p in parts if p] or [statement.strip(" .")]
+
+
+def _an_idea(part: str, least: int) -> bool:
+    return len(part.split()) >= least and len(set(content_words(part))) > 1
