@@ -7,6 +7,8 @@ makes no prerequisite."""
 from __future__ import annotations
 
 import io
+import subprocess
+import sys
 from pathlib import Path
 
 import docx
@@ -362,3 +364,166 @@ async def test_prerequisites_point_back_unless_the_text_sends_the_reader_forward
         "b": ["a"],
     }
     assert analysis.with_references(topics, {"a": [], "b": []}, references)["a"] == ["b"]
+
+
+EPISODE = """---
+title: Joining Tables
+---
+
+:::::::::::::::::::::::::::::::::::::: questions
+
+- How do I bring data together from separate tables?
+
+::::::::::::::::::::::::::::::::::::::::::::::::
+
+## Joins
+
+A join combines rows of two tables on a column they share, so every survey row can carry
+the name of its species. The ON clause names the columns that must be equal, and rows that
+find no partner are left out of an inner join, which is why counts can shrink after a join.
+
+:::::::::::::::::::::::::::::::::::::: challenge
+
+## Counting the joined rows
+
+Write a query that counts the surveys of each genus after joining the species table.
+
+::::::::::::::: solution
+
+### Answer with GROUP BY
+
+Grouping the joined rows by genus lets COUNT tally the surveys of each one.
+
+:::::::::::::::
+
+::::::::::::::::::::::::::::::::::::::::::::::::
+
+A left join keeps every row of the first table even when the second has no match, filling
+the missing columns with NULL, so no survey disappears from the result.
+
+::: callout
+
+## Aliases
+
+Tables can be given short aliases in the FROM clause, which keeps long joins readable.
+
+:::
+
+## Null values
+
+A NULL marks a missing value: it is neither zero nor an empty string, and any comparison
+with it is unknown, so a WHERE clause has to test for it with IS NULL instead of equals.
+"""
+
+
+async def test_a_challenge_div_is_the_units_exercise_and_a_callout_stays_in_its_topic() -> None:
+    _, built = await read([Upload("ep", "joins.md", EPISODE.encode())])
+    structure = structure_of(built)
+    by_id = sections_of(built)
+    assert [t.title for t in structure.topics] == ["Joins", "Null values"]
+    for topic in structure.topics:
+        text = lesson_text(built, topic)
+        assert "counts the surveys of each genus" not in text
+        assert "lets COUNT tally" not in text
+        assert "bring data together" not in text  # the questions box is the unit's
+        assert all("genus" not in point for point in topic.key_points)
+    joins = structure.topics[0]
+    # The text after the challenge and the callout's words are the topic's, in place.
+    assert "A left join keeps every row" in lesson_text(built, joins)
+    assert "short aliases in the FROM clause" in lesson_text(built, joins)
+    (unit,) = structure.units
+    exercises = "\n".join(by_id[s].text for s in unit.exercise_section_ids)
+    assert "counts the surveys of each genus" in exercises
+    assert "lets COUNT tally" in exercises
+    assert all(by_id[s].role == "exercises" for s in unit.exercise_section_ids)
+    intro = "\n".join(by_id[s].text for s in unit.intro_section_ids)
+    assert "bring data together from separate tables" in intro
+    # A heading inside a div is never a section heading of the lesson.
+    headings = {p for s in by_id.values() for p in s.heading_path}
+    assert not {"Counting the joined rows", "Answer with GROUP BY", "Aliases"} & headings
+
+
+def numbered_pdf() -> bytes:
+    """A chapter whose heading lines carry their numbers ("2.1 Reading files") while the
+    bookmarks name the sections without them, as pdfTeX writes them."""
+    pdf = FPDF()
+    pdf.add_page()
+    pdf.set_font("Helvetica", "B", 11)
+    pdf.multi_cell(0, 6, "Files", new_x="LMARGIN", new_y="NEXT")
+    pdf.start_section("Files", level=0)
+    pdf.set_font("Helvetica", "", 11)
+    pdf.multi_cell(
+        0, 6, "Programs keep their data in files between runs. " * 6, new_x="LMARGIN", new_y="NEXT"
+    )
+    parts = [
+        ("2.1", "Reading files", "The open function returns a file object to read from. " * 8),
+        ("2.2", "Writing files", "Opening a file in write mode replaces its content. " * 8),
+    ]
+    for number, title, body in parts:
+        pdf.start_section(title, level=1)
+        pdf.set_font("Helvetica", "B", 11)
+        pdf.multi_cell(0, 6, f"{number} {title}", new_x="LMARGIN", new_y="NEXT")
+        pdf.set_font("Helvetica", "", 11)
+        pdf.multi_cell(0, 6, body, new_x="LMARGIN", new_y="NEXT")
+    return bytes(pdf.output())
+
+
+def test_numbered_pdf_headings_are_found_where_their_bookmarks_are() -> None:
+    outline = read_outline(extract("files.pdf", numbered_pdf()).markdown)
+    by_title = {s.heading_path[-1]: s for s in outline.sections if s.level}
+    assert list(by_title) == ["Files", "Reading files", "Writing files"]
+    assert by_title["Files"].text.startswith("Programs keep their data")
+    assert "returns a file object" in by_title["Reading files"].text
+    assert "write mode" not in by_title["Reading files"].text
+    assert "replaces its content" in by_title["Writing files"].text
+    assert "2.1" not in by_title["Writing files"].text  # the number went with its heading
+
+
+def test_the_pdf_reader_child_does_not_import_the_callers_main_script(tmp_path: Path) -> None:
+    """A spawned reader that re-imported the caller's script would pay for all its imports
+    (for the `tutorgraph` command, the whole CLI) on every file."""
+    marker = tmp_path / "imports.txt"
+    script = tmp_path / "caller.py"
+    script.write_text(
+        "from pathlib import Path\n"
+        f"with Path({str(marker)!r}).open('a') as out:\n"
+        "    out.write('imported\\n')\n"
+        "from tutorgraph.content.extract import extract_isolated\n"
+        "if __name__ == '__main__':\n"
+        f"    data = Path({str(tmp_path / 'files.pdf')!r}).read_bytes()\n"
+        "    print(extract_isolated('files.pdf', data).pages)\n"
+    )
+    (tmp_path / "files.pdf").write_bytes(numbered_pdf())
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert done.stdout.strip() == "1"
+    assert marker.read_text().splitlines() == ["imported"]  # the caller's run only
+
+
+async def test_a_lesson_section_with_subheadings_is_one_topic_among_its_siblings() -> None:
+    """A Carpentries episode's `##` sections are its topics; their `###` parts stay inside."""
+    episode = f"""---
+title: Queries
+---
+
+## Writing queries
+
+{TEXT}
+
+### Limiting results
+
+A LIMIT clause returns only the first rows of the result. {TEXT}
+
+### Unique values
+
+DISTINCT removes repeated rows from the result. {TEXT}
+
+## Sorting
+
+ORDER BY sorts the rows of the result by one or more columns. {TEXT}
+"""
+    _, built = await read([Upload("q", "queries.md", episode.encode())])
+    topics = structure_of(built).topics
+    assert [t.title for t in topics] == ["Writing queries", "Sorting"]
+    assert "DISTINCT removes repeated rows" in lesson_text(built, topics[0])

@@ -5,13 +5,15 @@ from the sentences that carry a topic's salient terms.
 What it can do: read the outline the author wrote (`outline.py`: a Markdown parser, so a `#`
 line in a code fence is code), give each section a role (taught text, or the unit's exercises or
 reading list: "Exercises", "Homework", "Further reading", "References"... and everything under
-them), make each topic exactly one heading's text with its subsections (a lone top heading is the
-file's title and names no topic; a very long heading with two or more subheadings gives a topic
-per subheading), leave the text before a unit's first topic as the unit's introduction, fold a
-tiny section and a "Summary"/"Overview"/"Key points" section (the author's own words about the
-other topics, kept as taught text but never a topic of its own) into the topic before it, cut
-heading-less text into topics by length, keep the author's file order, and order prerequisites
-so the graph is acyclic. What it cannot do: understand prose. A topic is what the author headed;
+them), make each topic exactly one heading's text with its subsections (a lone top heading is
+the file's title and names no topic, and so is a `#` part with subheadings; a `##` section among
+several is one topic with its `###` parts; a very long heading with two or more subheadings
+gives a topic per subheading), leave the text before a unit's first topic as the unit's
+introduction, fold a tiny section and a "Summary"/"Overview"/"Key points" section (the author's
+own words about the other topics, kept as taught text but never a topic of its own) into the
+topic before it, cut heading-less text into topics by length, keep the author's file order, and
+order prerequisites so the graph is acyclic. What it cannot do: understand prose. A topic is
+what the author headed;
 a prerequisite is lexical (a term an earlier topic defines or introduces, used later; a term most
 of a large course uses is too common to count), or an explicit reference ("see Lecture 3", "as
 covered in <title>"), the only kind that may point forward; it does not invent misconceptions.
@@ -242,7 +244,11 @@ def draft_topics(file: FileRef, sections: Sequence[SourceSection]) -> list[Topic
     drafts: list[TopicDraft] = []
     for root in roots:
         lone = len(roots) == 1
-        nodes = root.children if _topic_level(root, lone=lone) > root.section.level else [root]
+        # A `#` part with subheadings, or the file's lone top heading, is split into its
+        # subheadings; a lower heading among several (a lesson's `##` sections) is the topic.
+        splits = lone or root.section.level == 1
+        titled = splits and _topic_level(root, lone=lone) > root.section.level
+        nodes = root.children if titled else [root]
         for node in nodes:
             _add_topics(file, node, drafts)
     if not drafts:  # only tiny or summary headings: the file is one topic

@@ -7,12 +7,17 @@ underline), headings nesting by level into heading paths, and each heading's own
 next heading of any level) copied from the source lines of its block tokens, so code fences stay
 verbatim. Jekyll/Liquid lines (`{% include ... %}`, `{% highlight bash %}` which becomes a fence)
 and kramdown attribute lines (`{: .note}`, `{:toc}`) are dropped before parsing, and a heading's
-`{#anchor}` / `{: .class}` tail is not part of its title.
+`{#anchor}` / `{: .class}` tail is not part of its title. Pandoc / Carpentries fenced divs are
+placed by `place_divs` before the file is read: exercise divs (challenge, solution, hint,
+discussion...) go to an `## Exercises` section at the end of the file, box divs (objectives,
+questions, keypoints, prerequisites) to the top of its body; other divs (callout, note...) stay.
 
 What it cannot do: it does not render Liquid (an `{% include %}` is simply dropped), read HTML
 blocks' own headings (`<h2>` inside raw HTML stays text), or follow links between files. HTML,
 PDF and Word reach it as the markdown `content.extract` made of them, so their outline is as good
-as that conversion (heading styles, `<h1>`-`<h6>`, PDF bookmarks or font sizes)."""
+as that conversion (heading styles, `<h1>`-`<h6>`, PDF bookmarks or font sizes). Moved exercise
+divs all go to the file's end, so in a single file split into several units by its top-level
+parts they are the last unit's exercises."""
 
 from __future__ import annotations
 
@@ -151,3 +156,77 @@ def order_key(front_matter: dict[str, str]) -> float | None:
         if match := re.search(r"-?\d+(?:\.\d+)?", value):
             return float(match.group())
     return None
+
+
+# Pandoc / Carpentries fenced-div classes by what they hold for the unit.
+EXERCISE_DIVS = frozenset(
+    {"challenge", "exercise", "exercises", "solution", "hint", "discussion", "problem", "quiz"}
+)
+BOX_DIVS = frozenset(
+    {"objectives", "questions", "keypoints", "key-points", "prereq", "prerequisite"}
+    | {"prerequisites"}
+)
+EXERCISES_HEADING = "Exercises"
+_DIV_MARK = re.compile(r"^[ \t]*:{3,}")
+_DIV_CLASS = re.compile(r"^[ \t]*:{3,}[ \t]*\{?[ \t]*\.?([A-Za-z][\w-]*)")
+_DIV_CLOSE_LINE = re.compile(r"^[ \t]*:{3,}[ \t]*$")
+
+
+def place_divs(markdown: str) -> str:
+    """Pandoc fenced divs (`::: challenge` ... `:::`) placed by what they hold: an exercise div
+    (challenge, exercise, solution, hint, discussion), with everything nested in it, moves to an
+    `## Exercises` section at the end of the file, so it is the unit's exercises and never a
+    topic's text; a box div (objectives, questions, keypoints, prerequisites) moves to the top
+    of the body, the unit's introduction. Other divs (callout, note, caution...) stay where the
+    author put them. Div markers are kept (`text.flatten_divs` turns them into labels), fenced
+    code is never read for markers, and a div left open at the end of the file is closed there."""
+    lines = markdown.replace("\r\n", "\n").split("\n")
+    head = _front_matter_end(lines)
+    body: list[str] = []
+    moved: dict[str, list[str]] = {"box": [], "exercise": []}
+    block: list[str] = []
+    block_kind, block_depth, depth, fence = "", 0, 0, ""
+    for line in lines[head:]:
+        target = block if block_kind else body
+        if fence:
+            target.append(line)
+            fence = "" if line.strip().startswith(fence) else fence
+            continue
+        if match := _FENCE_LINE.match(line):
+            fence = match.group(1)
+        if match or not _DIV_MARK.match(line):
+            target.append(line)
+            continue
+        if _DIV_CLOSE_LINE.match(line):
+            depth = max(depth - 1, 0)
+            target.append(line)
+            if block_kind and depth < block_depth:
+                moved[block_kind] += [*block, ""]
+                block, block_kind = [], ""
+            continue
+        depth += 1
+        kind = _div_kind(line)
+        if not block_kind and kind:
+            block_kind, block_depth, target = kind, depth, block
+        target.append(line)
+    if block_kind:
+        moved[block_kind] += [*block, *[":::"] * (depth - block_depth + 1), ""]
+    exercises = ["", f"## {EXERCISES_HEADING}", "", *moved["exercise"]] if moved["exercise"] else []
+    return "\n".join([*lines[:head], *moved["box"], *body, *exercises]).rstrip("\n") + "\n"
+
+
+def _div_kind(line: str) -> str:
+    """A div opening line's kind: "exercise", "box" or "" (any other div)."""
+    match = _DIV_CLASS.match(line)
+    name = match.group(1).lower() if match else ""
+    return "exercise" if name in EXERCISE_DIVS else "box" if name in BOX_DIVS else ""
+
+
+def _front_matter_end(lines: list[str]) -> int:
+    """The number of lines of a leading YAML front matter block (0 without one)."""
+    if not lines or lines[0].strip() != "---":
+        return 0
+    for index in range(1, len(lines)):
+        if lines[index].strip() in ("---", "..."):
+            return index + 1
+    return 0

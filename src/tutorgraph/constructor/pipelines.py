@@ -14,6 +14,7 @@ from tutorgraph import offload
 from tutorgraph.constructor import agents, analysis, programs, questions, readiness
 from tutorgraph.constructor.context import ConstructorContext
 from tutorgraph.constructor.item_checks import EvidenceIndex, check_items
+from tutorgraph.constructor.outline import place_divs
 from tutorgraph.constructor.parameters import constructor_parameters
 from tutorgraph.constructor.state import (
     CourseStructure,
@@ -107,7 +108,8 @@ async def extract(state: IngestionState, runtime: Runtime[ConstructorContext]) -
                     location=image.location,
                 )
             )
-        markdown = flatten_divs(document.markdown)
+        # Exercise divs become the unit's Exercises section, box divs its introduction.
+        markdown = flatten_divs(place_divs(document.markdown))
         about = document.metadata
         files.append(
             SourceFile(

@@ -1,14 +1,22 @@
 """`extract_isolated`: read a file in a child process killed at the time limit, within an
 address-space limit (`limits.extraction_memory_mb`), and only while a reader slot is free
-(`offload.slots("extraction")`: `limits.extraction_processes` at once, one per owner)."""
+(`offload.slots("extraction")`: `limits.extraction_processes` at once, one per owner).
+
+The child is started without the parent's `__main__` module: a spawned child imports it again
+(for the `tutorgraph` command, the whole CLI: seconds per file), and the reader needs nothing
+from it."""
 
 from __future__ import annotations
 
 import logging
 import multiprocessing
 import resource
+import sys
+import threading
 import traceback
-from collections.abc import Hashable
+import types
+from collections.abc import Hashable, Iterator
+from contextlib import contextmanager
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 
@@ -58,7 +66,8 @@ def _extract_in_process(filename: str, data: bytes, limits: ExtractionLimits) ->
     process = context.Process(
         target=_extract_in_child, args=(sender, filename, data, limits, memory), daemon=True
     )
-    process.start()
+    with _main_module_hidden():
+        process.start()
     sender.close()
     try:
         if not receiver.poll(limits.timeout_seconds):
@@ -84,6 +93,23 @@ def _extract_in_process(filename: str, data: bytes, limits: ExtractionLimits) ->
         raise ExtractionError(str(payload))
     log.error("extracting %s failed in the child process:\n%s", filename, payload)
     raise _fail(filename, "could not be read (an internal error; it has been logged)")
+
+
+_MAIN_SWAP = threading.Lock()
+
+
+@contextmanager
+def _main_module_hidden() -> Iterator[None]:
+    """While a child is started, `__main__` is an empty module, so the spawned interpreter does
+    not import the parent's main script (its preparation data is taken in `start()`)."""
+    with _MAIN_SWAP:
+        main = sys.modules.get("__main__")
+        sys.modules["__main__"] = types.ModuleType("__main__")
+        try:
+            yield
+        finally:
+            if main is not None:
+                sys.modules["__main__"] = main
 
 
 def _extract_in_child(

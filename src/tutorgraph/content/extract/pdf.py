@@ -5,7 +5,10 @@ information (title, subject, author) as metadata.
 With bookmarks, a line on a bookmark's page whose text is the bookmark's title becomes a heading
 at the bookmark's depth (a title line set larger than everything, above the first bookmark, is
 `#` and the bookmarks go one level down); a bookmark whose title is not a line of its page is
-put at the top of that page. Bookmarks that point nowhere are skipped."""
+put at the top of that page. Bookmarks that point nowhere are skipped. A heading line's own
+number ("2.1 Modules", "Chapter 2 ...") is not part of the title it must spell, and is dropped
+from the heading; ligature glyphs (U+FB00-FB06, "ﬁ") are read as their letters everywhere.
+A page is parsed for images only when its content stream draws one (one parse per page)."""
 
 from __future__ import annotations
 
@@ -33,6 +36,20 @@ _LEADER = re.compile(r"(?:\s?\.){4,}\s*")  # a table of contents' dot leaders
 _BULLET = re.compile(r"^[•◦▪●■]\s*")
 _PAGE_NUMBER = re.compile(r"^(?:page\s*)?\d+(?:\s*(?:of|/)\s*\d+)?$", re.I)
 _MAX_HEADING_WORDS = 15
+# A heading's own number ("2.1", "2.1.3.", "Chapter 2"): the bookmark names the section without it.
+_SECTION_NUMBER = re.compile(r"^(?:(?:chapter|section|part)\s+)?\d+(?:\.\d+)*\.?\s+", re.I)
+# Ligature glyphs (U+FB00-FB06) as the letters they stand for: "ﬁle" is "file".
+_LIGATURES = str.maketrans(
+    {
+        "\ufb00": "ff",
+        "\ufb01": "fi",
+        "\ufb02": "fl",
+        "\ufb03": "ffi",
+        "\ufb04": "ffl",
+        "\ufb05": "st",
+        "\ufb06": "st",
+    }
+)
 
 
 @dataclass
@@ -81,7 +98,9 @@ def _read_pdf(filename: str, data: bytes, images: _Images) -> _Draft:
             except Exception as exc:  # pypdf raises anything from PdfReadError to KeyError
                 broken[number] = _reason(exc)
                 pages.append([])
-            pictures.append(_pdf_page_images(page, number, images))
+            # A page that draws no image is not parsed a second time for its images.
+            draws = number in broken or any(isinstance(i, _Drawn) for i in pages[-1])
+            pictures.append(_pdf_page_images(page, number, images) if draws else {})
         if pages and len(broken) == len(pages):
             raise ValueError(broken[1])
     except ExtractionError:
@@ -151,7 +170,12 @@ def _bookmarks(reader: PdfReader) -> list[_Bookmark]:
 
 
 def _plain(text: str) -> str:
-    return " ".join(re.sub(r"[^\w]+", " ", text.lower()).split())
+    return " ".join(re.sub(r"[^\w]+", " ", text.translate(_LIGATURES).lower()).split())
+
+
+def _unnumbered(text: str) -> str:
+    """A heading line without its section number ("2.1 Modules" is "Modules")."""
+    return _SECTION_NUMBER.sub("", text.strip(), count=1)
 
 
 def _size_levels(levels: dict[float, int]) -> Callable[[_Line], int | None]:
@@ -181,7 +205,7 @@ def _bookmark_levels(
     for bookmark in bookmarks:
         level = min(bookmark.depth + shift, 6)
         page = lines[bookmark.page] if bookmark.page < len(lines) else []
-        if not _mark_title(page, _plain(bookmark.title), level, marked):
+        if not _mark_title(page, _plain(_unnumbered(bookmark.title)), level, marked):
             unplaced.setdefault(bookmark.page, []).append("#" * level + " " + bookmark.title)
 
     def level_of(line: _Line) -> int | None:
@@ -191,19 +215,21 @@ def _bookmark_levels(
 
 
 def _mark_title(page: list[_Line], title: str, level: int, marked: dict[int, int]) -> bool:
-    """Mark the line (or the run of wrapped lines) of `page` that spells `title`."""
+    """Mark the line (or the run of wrapped lines) of `page` that spells `title`, its section
+    number left out (the heading is then written without it)."""
     for start, line in enumerate(page):
-        if id(line) in marked or not title.startswith(_plain(line.text) or "\0"):
+        if id(line) in marked or not title.startswith(_plain(_unnumbered(line.text)) or "\0"):
             continue
-        run, spelled = [line], _plain(line.text)
+        run, spelled = [line], _plain(_unnumbered(line.text))
         for following in page[start + 1 : start + 4]:
             if spelled == title:
                 break
             spelled = (spelled + " " + _plain(following.text)).strip()
             run.append(following)
-        if spelled == title or _plain(line.text) == title:
+        if spelled == title or _plain(_unnumbered(line.text)) == title:
             for part in run if spelled == title else [line]:
                 marked[id(part)] = level
+            line.text = _unnumbered(line.text)
             return True
     return False
 
@@ -244,12 +270,15 @@ def _pdf_page_items(page: PageObject) -> list[_Line | _Drawn]:
             if n:
                 end_line()
             if piece:
-                parts.append((piece, drawn, name, e, f))
+                parts.append((piece.translate(_LIGATURES), drawn, name, e, f))
 
     def on_operator(operator: bytes, operands: Any, cm: list[float], tm: list[float]) -> None:
         if operator == b"Do" and operands:
             end_line()
             items.append(_Drawn(str(operands[0]).lstrip("/"), min(cm[5], cm[5] + cm[3])))
+        elif operator == b"INLINE IMAGE":  # drawn in the content stream itself, no name
+            end_line()
+            items.append(_Drawn("", min(cm[5], cm[5] + cm[3])))
 
     page.extract_text(visitor_text=on_text, visitor_operand_before=on_operator)
     end_line()
