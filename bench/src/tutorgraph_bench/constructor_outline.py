@@ -414,6 +414,16 @@ def _contained(part: Sequence[str], whole: Sequence[str]) -> float:
     return sum((Counter(part) & Counter(whole)).values()) / len(part)
 
 
+LEAK_RUN = 8  # words of an exercise, in order, that a topic must hold for the exercise to be in it
+
+
+def _verbatim(part: Sequence[str], whole: Sequence[str], run: int = LEAK_RUN) -> bool:
+    """Whether `whole` holds a run of `part`'s words in order (its first `run` words): an
+    exercise's text copied into a lesson, not a short exercise whose words a long lesson also
+    happens to use."""
+    return bool(part) and f" {' '.join(part[:run])} " in f" {' '.join(whole)} "
+
+
 def match_sections(outline: Outline, state: ConstructorState) -> SectionsMatched:
     topics = topic_texts(state)
     reference = outline.of_kind("section") + outline.of_kind("intro")
@@ -430,6 +440,6 @@ def match_sections(outline: Outline, state: ConstructorState) -> SectionsMatched
     leaked = sum(
         1
         for ex in exercises
-        if any(_contained(ex.words, words) >= MATCH_DICE for words in topic_words)
+        if any(_verbatim(ex.words, words) for words in topic_words)
     )
     return SectionsMatched(matches, covered, leaked, len(exercises), outline.method)
