@@ -8,7 +8,8 @@
 - `--large`: the 300-page PDF's build time and peak memory into `constructor-large`;
 - `--sealed`: the sealed sources, once per release commit on a clean checkout (the same rule
   as `tutorgraph bench release`), appended to `benchmarks/constructor/sealed_results.yaml` and
-  rendered, every row, into `constructor-sealed`.
+  rendered, every row, into `constructor-sealed`; the run's rating sheets are written too, so
+  the independent reviewers rate the sealed source's output as well.
 """
 
 from __future__ import annotations
@@ -149,6 +150,12 @@ def run_sealed(sources_file: Path, out: Path, *, root: Path, say: Print) -> None
         encoding="utf-8",
     )
     say(plain_table(runs))
+    # The reviewers rate the sealed source's output too (they never see the builder, so rating
+    # it tunes nothing); its sheets are written from this one recorded run.
+    for run in runs:
+        if run.state is not None:
+            written = write_sheet(RATINGS_DIR, run.figures.source, run.state, run.figures.matched)
+            say(f"wrote {written[0]} and {written[1]}")
     write_section(out, "constructor-sealed", sealed_markdown(recorded), after="constructor")
 
 
