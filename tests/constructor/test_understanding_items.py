@@ -571,3 +571,170 @@ def test_a_session_that_reads_the_machine_is_not_asked_to_predict() -> None:
     text = "```python\n>>> import os\n>>> os.path.expanduser('~')\n'/home/ann'\n```\n"
     items = write_quiz(_material(BROKER_TOPIC, text), wanted=20).items
     assert not [i for i in items if i.asks == "predict"]
+
+
+# ---- queries, IPython cells, what terms do (issue 36, third pass) -------------------------------
+
+BIRDS = """A table of sightings keeps one row for each bird a volunteer saw.
+
+If we want to count the sightings of each species, we group the rows by species:
+
+```sql
+SELECT species, COUNT(*)
+FROM sightings
+GROUP BY species;
+```
+
+We only want the sightings made after the first of May:
+
+```sql
+SELECT *
+FROM sightings
+WHERE seen > '2024-05-01';
+```
+
+To see the tallest birds first, we can sort on the height column in descending order.
+
+```sql
+SELECT name, height
+FROM birds
+ORDER BY height DESC;
+```
+"""
+BIRD_TOPIC = Topic(
+    topic_id="birds",
+    title="Querying sightings",
+    unit_id="u3",
+    section_ids=["s9"],
+    key_terms=["sightings", "species"],
+)
+
+
+def test_a_sql_section_asks_what_its_queries_do_and_which_query_does_a_job() -> None:
+    """Each query the prose explains gives an item: "which query <does the job>?" with the
+    course's other queries as the wrong options, or "what does the query `...` do?" answered
+    by the sentence that introduces it."""
+    items = write_quiz(_material(BIRD_TOPIC, BIRDS), wanted=20).items
+    queries = [i for i in items if i.asks == "command"]
+    assert len(queries) == 3
+    which = next(i for i in queries if "which query returns the sightings made after" in i.text)
+    assert (
+        which.options[which.correct_index or 0]
+        == "`SELECT * FROM sightings WHERE seen > '2024-05-01';`"
+    )
+    assert "`SELECT species, COUNT(*) FROM sightings GROUP BY species;`" in which.options
+    counts = next(
+        i for i in queries if "which query counts the sightings of each species" in i.text
+    )
+    assert counts.options[counts.correct_index or 0].startswith("`SELECT species, COUNT(*)")
+    sort = next(i for i in queries if "what does the query `SELECT name, height" in i.text)
+    assert "sort on the height column in descending order" in sort.reference_answer
+    assert {i.bloom_level for i in queries} == {BloomLevel.APPLY, BloomLevel.UNDERSTAND}
+    assert not [i for i in queries if wording_problems(i) or leaks(i)]
+
+
+NOTEBOOK = """A list keeps its values in the order they were added, and indexing counts from zero.
+
+```
+In [1]: letters = ['x', 'y', 'z']
+In [2]: len(letters) * 10
+Out[2]: 99
+```
+
+In [3]: # the last letter
+
+```
+        word = letters[-1]
+        word.upper()
+Out[3]: 'the page, not the run'
+```
+"""
+
+
+@needs_sandbox
+def test_an_ipython_cell_is_run_with_its_earlier_cells_and_asked_to_predict() -> None:
+    """Cells as a PDF of a notebook shows them (`In [n]:` / `Out[n]:`, a prompt left in the
+    prose above an indented block) are run in the sandbox with the earlier cells they need; the
+    expected output is what the run showed, never the page's `Out`."""
+    items = write_quiz(_material(LISTS, NOTEBOOK), wanted=20).items
+    predict = [i for i in items if i.asks == "predict"]
+    assert {tuple(i.key_points) for i in predict} == {("It prints: 30",), ("It prints: 'Z'",)}
+    last = next(i for i in predict if "'Z'" in i.reference_answer)
+    assert "letters = ['x', 'y', 'z']" in last.text and "word.upper()" in last.text
+    assert "In [" not in last.text and "the page" not in last.reference_answer
+
+
+KITCHEN = """A restaurant kitchen works as a line of stations, each with one job during service.
+
+The expediter calls each order to the stations as soon as the ticket arrives from the dining room.
+The grill station cooks the steaks, the chops and the burgers to the temperature the ticket names.
+The sauté station prepares the sauces and the pan dishes in small batches for each table.
+The pastry station bakes the bread every morning and plates the desserts during service.
+The dish pit cleans the pans, the plates and the cutlery between the courses of every table.
+The walk-in cooler chills the meat, the fish and the dairy at four degrees or below.
+The pass connects the kitchen with the dining room through a heated shelf for finished plates.
+The sous chef tastes each plate at the pass before a server carries it to the dining room.
+The prep cook trims and portions the vegetables before the first orders of the day arrive.
+The head chef plans the menu of the week from the produce the farmers deliver on Monday.
+A ticket rail displays the open orders in the sequence the dining room sent them to the line.
+The salamander browns the tops of gratins and melts cheese on the dishes just before service.
+"""
+KITCHEN_TOPIC = Topic(
+    topic_id="kitchen",
+    title="Kitchen stations",
+    unit_id="u4",
+    section_ids=["s7"],
+    key_terms=[
+        "expediter",
+        "grill station",
+        "pastry station",
+        "dish pit",
+        "walk-in cooler",
+        "sous chef",
+        "prep cook",
+        "head chef",
+        "ticket rail",
+        "salamander",
+    ],
+    words=len(KITCHEN.split()),
+)
+
+
+def test_plain_x_does_y_prose_gets_three_items_over_two_levels() -> None:
+    """A topic that only says what each thing does, with verbs no template knows ("calls",
+    "cooks", "bakes", "cleans"), still gets three items over two Bloom levels: "what cooks
+    the steaks ...?" with the station among the course's other terms (choosing the thing
+    for a job: apply), and each answer is the sentence's own subject."""
+    assert KITCHEN_TOPIC.words >= 150
+    items = write_quiz(_material(KITCHEN_TOPIC, KITCHEN)).items
+    assert len(items) >= 3, [i.text for i in items]
+    assert len({i.bloom_level for i in items}) >= 2, [(i.bloom_level, i.text) for i in items]
+    jobs = [
+        i
+        for i in write_quiz(_material(KITCHEN_TOPIC, KITCHEN), wanted=20).items
+        if i.asks == "apply" and i.options
+    ]
+    grill = next(i for i in jobs if i.text.startswith("In Kitchen stations, what cooks the steaks"))
+    assert grill.options[grill.correct_index or 0] == "grill station"
+    assert grill.bloom_level == BloomLevel.APPLY
+    for item in items:
+        assert not wording_problems(item) and not leaks(item)
+
+
+SHAPES = """When errors occur exceptions can be raised, which interrupts the flow of the program.
+When you're just getting started with Python, you will spend a lot of time in the shell.
+When a file is closed, every buffered write it holds is flushed to the disk first.
+Esperanto is a constructed language that borrows most of its words from Romance languages.
+"""
+
+
+def test_conditions_without_a_consequence_and_proper_names_are_asked_well_formed() -> None:
+    """No "what happens when errors occur exceptions can be raised?" (the condition runs into
+    a clause of its own), no "what happens when you're just getting started?" (the reader's
+    situation, no consequence), no "what is an Esperanto?" (a proper name takes no article)."""
+    topic = BROKER_TOPIC.model_copy(update={"key_terms": ["Esperanto", "file"], "words": 200})
+    asked = [i.text for i in write_quiz(_material(topic, SHAPES), wanted=20).items]
+    assert not [q for q in asked if "exceptions can be raised" in q], asked
+    assert not [q for q in asked if "getting started" in q], asked
+    assert "In Message brokers, what happens when a file is closed?" in asked
+    assert "In Message brokers, what is Esperanto?" in asked

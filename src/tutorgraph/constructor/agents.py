@@ -81,6 +81,7 @@ class CourseCommand(BaseModel):
 
     command: str
     explanation: str = ""
+    language: str = "shell"  # "shell", or "sql" for a query
 
 
 class QuizRequest(BaseModel):
@@ -246,7 +247,10 @@ def _offline_questions(_schema: type[BaseModel], _messages: Any, request: Any) -
             request.text,
             request.earlier,
             siblings=request.siblings,
-            commands=[ShellCommand(c.command, c.explanation, "", "") for c in request.commands],
+            commands=[
+                ShellCommand(c.command, c.explanation, "", "", language=c.language)
+                for c in request.commands
+            ],
         ),
         wanted=request.count,
     )

@@ -97,13 +97,16 @@ class Wrong:
     why: str  # the text's sentence on why it is not the answer ("" when it says nothing)
 
 
-def with_choices(item: QuizItem, right: str, wrong: Sequence[Wrong]) -> QuizItem:
+def with_choices(
+    item: QuizItem, right: str, wrong: Sequence[Wrong], *, verbatim: bool = False
+) -> QuizItem:
     """The item with a multiple-choice form: `right` among up to `quiz_writer.choice_options -
     1` wrong options, those the text says are wrong first, then those closest to it in length
     (none the same term as the right one, none already in the question), at a position fixed
     by the question's text. The item unchanged when `item_checks.choice_problems` finds the
     form unfair (fewer than `item_checks.choice_min_options` options, the right one longest
-    by far...)."""
+    by far...). `verbatim` options (queries, commands) are the same only when written the same:
+    `SELECT * FROM t;` is another query than `SELECT * FROM t WHERE x > 1;`."""
     q = constructor_parameters().quiz_writer
     right_stems = stems_of(right)
     asked = stems_of(item.text)
@@ -113,6 +116,8 @@ def with_choices(item: QuizItem, right: str, wrong: Sequence[Wrong]) -> QuizItem
         stems = stems_of(candidate.option)
         key = normalise(candidate.option)
         same = stems <= right_stems or right_stems <= stems  # "list" / "lists"
+        if verbatim:
+            same = key == normalise(right)
         if not stems or same or stems <= asked or key in seen:
             continue
         seen.add(key)

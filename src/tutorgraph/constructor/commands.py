@@ -1,4 +1,4 @@
-"""Shell commands a lesson shows, and the items that ask about them.
+"""Shell commands and SQL queries a lesson shows, and the items that ask about them.
 
 `shell_commands` reads the lines of ```bash / ```sh / ```console / ```shell fences and `$ cmd`
 lines, each with the author's words that explain it: a `#` comment on its line or right above
@@ -8,10 +8,21 @@ choices, their explanations the why_wrong) when the explanation says the job wit
 "What does the command `cmd` do?" answered by those words. A command nothing explains is not
 asked about.
 
+Queries (`query_statements`): a ```sql fence (one statement) with the last sentence of the
+paragraph right before it, when that sentence stands alone once its closing colon and a
+pointing opener ("Here, ") are off, and leans on nothing around it ("this", "the query
+above", "we could do:"). "If we want to <verb> <object>" / "we only want <the ...>" gives the
+job ("selects a single column", "returns the data since 2000"): "Which query <job>?" with the
+course's other queries as choices (a query is another query unless written the same:
+`with_choices(verbatim=True)`); else "What does the query `...` do?" answered by that sentence.
+Queries travel with the course's commands (`course_commands`), told apart by `language`.
+
 What it cannot do: which comment opens with a verb is read from a small list of the verbs that
 explain commands (`_JOB_VERBS`): no part-of-speech model is used, so "# the list of files" is
-no job; it does not run commands (a shell session's output is the page's). Sizes are
-parameters: `programs` in constructor/parameters.yaml."""
+no job; it does not run commands (a shell session's output is the page's), nor queries (no
+database: what a query returns is asked only as the author says it). A wrong query may return
+part of what the right one does (a filter on one more column): the author's words say which
+one the job names. Sizes are parameters: `programs` in constructor/parameters.yaml."""
 
 from __future__ import annotations
 
@@ -62,7 +73,9 @@ _JOB_VERBS = frozenset(
         "filter",
         "find",
         "format",
+        "get",
         "give",
+        "group",
         "go",
         "install",
         "join",
@@ -75,6 +88,7 @@ _JOB_VERBS = frozenset(
         "merge",
         "move",
         "open",
+        "order",
         "print",
         "pull",
         "push",
@@ -120,6 +134,7 @@ class ShellCommand:
     explanation: str  # a comment or sentence of the source ("" when nothing explains it)
     job: str  # what it does, as a verb phrase ("lists all files"); "" when not said so
     source: str  # the lines it comes from (an item's evidence)
+    language: str = "shell"  # "shell", or "sql" for a query (`query_statements`)
 
 
 def is_shell(body: str) -> bool:
@@ -266,21 +281,24 @@ _JOBS_DONE = frozenset(_third_person(verb) for verb in _JOB_VERBS)
 
 
 def command_items(topic: Topic, text: str, course: Sequence[ShellCommand] = ()) -> list[QuizItem]:
-    """Each explained shell command of the topic: "Which command <does its job>?" with the
-    course's other commands as choices, when its explanation says the job with a verb and
-    there are enough of them; else "What does `cmd` do?" answered by its explanation."""
-    own = shell_commands(lesson_prose(text))
+    """Each explained shell command and query of the topic: "Which command (query) <does its
+    job>?" with the course's other commands (queries) as choices, when its explanation says the
+    job with a verb and there are enough of them; else "What does `cmd` do?" answered by its
+    explanation."""
+    prose = lesson_prose(text)
+    own = [*shell_commands(prose), *query_statements(prose)]
     known = {c.command for c in own}
     others = [*own, *(c for c in course if c.command not in known)]
     items = []
     for command in own:
+        noun = "query" if command.language == "sql" else "command"
         wrong = [
             Wrong(f"`{c.command}`", f"`{c.command}`: {c.explanation}")
             for c in others
-            if c.command != command.command
+            if c.command != command.command and _language(c) == command.language
         ]
         if command.job:
-            question = f"In {topic_phrase(topic)}, which command {command.job.rstrip('.')}?"
+            question = f"In {topic_phrase(topic)}, which {noun} {command.job.rstrip('.')}?"
             item = new_item(
                 topic,
                 BloomLevel.APPLY,
@@ -291,11 +309,11 @@ def command_items(topic: Topic, text: str, course: Sequence[ShellCommand] = ()) 
                 command.source,
                 "command",
             )
-            chosen = with_choices(item, f"`{command.command}`", wrong)
+            chosen = with_choices(item, f"`{command.command}`", wrong, verbatim=True)
             if chosen.options:
                 items.append(chosen)
                 continue
-        question = f"In {topic_phrase(topic)}, what does the command `{command.command}` do?"
+        question = f"In {topic_phrase(topic)}, what does the {noun} `{command.command}` do?"
         items.append(
             new_item(
                 topic,
@@ -311,14 +329,121 @@ def command_items(topic: Topic, text: str, course: Sequence[ShellCommand] = ()) 
     return items
 
 
+_SQL_OPENING = re.compile(r"^(?:SELECT|WITH|CREATE|INSERT|UPDATE|DELETE|ALTER|DROP)\s", re.I)
+
+
+def _language(command: ShellCommand) -> str:
+    """The command's language; a course command handed over without one (the quiz request
+    carries the text and explanation only) is a query when it opens as SQL statements do."""
+    if (
+        command.language == "shell"
+        and _SQL_OPENING.match(command.command)
+        and ";" in command.command
+    ):
+        return "sql"
+    return command.language
+
+
 def course_commands(texts: Sequence[str]) -> list[ShellCommand]:
-    """The explained shell commands of the course's texts: the wrong choices of a "which
-    command" item."""
+    """The explained shell commands and queries of the course's texts: the wrong choices of a
+    "which command (query)" item."""
     seen: set[str] = set()
     found = []
     for text in texts:
-        for command in shell_commands(lesson_prose(text)):
+        prose = lesson_prose(text)
+        for command in [*shell_commands(prose), *query_statements(prose)]:
             if command.command not in seen:
                 seen.add(command.command)
                 found.append(command)
     return found
+
+
+# ---- queries ------------------------------------------------------------------------------------
+
+QUERY_FENCES = frozenset(
+    {"sql", "sqlite", "sqlite3", "mysql", "postgresql", "postgres", "psql", "plsql", "tsql"}
+)
+# Lead-ins that point at the page, not at the query's job ("Here, we only want ...").
+_POINTING = re.compile(r"^(?:here|for example|for instance|in that case|again|now|so),\s*", re.I)
+# What the author says the query is for: "we want (to select) ...", "suppose we want ...".
+_WANT = re.compile(
+    r"\b(?:we|you)\s+(?:only\s+)?(?:want|wanted|need|needed|would like)\s+(?P<rest>.+)$", re.I
+)
+# Where the job a "want" sentence states ends ("..., so that", "... so we", "... we use").
+_JOB_END = re.compile(
+    r"\s*(?:[,;:(]|\bso that\b|\bso\b|\bbut\b|\bwe\b|\byou\b|\bthen\b|\bwhich\b)", re.I
+)
+# A sentence that leans on the page around it ("do this", "the query above", "something like")
+# or trails off into the block ("we could do:", "change our query to:") explains nothing alone.
+_LEANS_ON_PAGE = re.compile(
+    r"\b(?:this|these|those|above|below|following|something like|hence|thus|our|what if"
+    r"|the same way|as we saw)\b"
+    r"|\b(?:to|as|like|do|be|with|using|by)\.$",
+    re.I,
+)
+# "use `DESC` to get descending order": the job is what the keyword is used to do.
+_USE_TO = re.compile(r"\buse\s+`[^`]+`\s+(?P<rest>to\s+.+)$", re.I)
+_NOUN_OPENING = re.compile(r"^(?:only\s+)?(?:the|all|a|an|each|every|any)\b", re.I)
+
+
+def query_statements(text: str) -> list[ShellCommand]:
+    """The queries of the text's ```sql fences (one statement a fence, on one line), each with
+    the sentence of the prose right before it that says what it is for ("If we want only the
+    unique values, we use `DISTINCT`"); a query no sentence explains is left out."""
+    found: list[ShellCommand] = []
+    blocks = text_blocks(text)
+    for index, (kind, body) in enumerate(blocks):
+        statement = " ".join(body.split())
+        if kind not in QUERY_FENCES or not statement or statement.count(";") > 1:
+            continue
+        if len(body.splitlines()) > constructor_parameters().programs.max_code_lines:
+            continue
+        explanation = _lead_in(blocks, index)
+        if len(explanation.split()) < constructor_parameters().programs.command_min_words:
+            continue
+        found.append(
+            ShellCommand(statement, explanation, _query_job(explanation), body, language="sql")
+        )
+    return found
+
+
+def _lead_in(blocks: Sequence[tuple[str, str]], index: int) -> str:
+    """The last sentence of the paragraph right before a block, when it stands alone once its
+    closing colon and a pointing opener ("Here, ") are taken off; "" otherwise."""
+    if index == 0 or blocks[index - 1][0] != "prose":
+        return ""
+    said = sentences(blocks[index - 1][1])
+    if not said:
+        return ""
+    last = _POINTING.sub("", said[-1].strip().rstrip(":").strip())
+    last = re.sub(r",?\s+(?:we|you)\s+(?:would|could|can)\s+use$", "", last)
+    if "?" in last or not stands_alone(last) or _LEANS_ON_PAGE.search(_sentence(last)):
+        return ""
+    return _sentence(last)
+
+
+def _query_job(explanation: str) -> str:
+    """What the query does as a verb phrase, from the author's "we want ..." or "use `X` to
+    ...": "we want to select a single column" -> "selects a single column", "we only want the
+    data since 2000" -> "returns the data since 2000", "use `DESC` to get descending order" ->
+    "gets descending order"; "" when the sentence says no such want, or its object is
+    a pronoun or a single word."""
+    match = _WANT.search(explanation.rstrip(".")) or _USE_TO.search(explanation.rstrip("."))
+    if match is None:
+        return ""
+    rest = match.group("rest").strip()
+    to_do = re.match(r"^to\s+(?P<verb>\w+)\s+(?P<obj>.+)$", rest, re.I)
+    if to_do is not None:
+        verb, obj = to_do.group("verb").lower(), to_do.group("obj")
+        if verb not in _JOB_VERBS:
+            return ""
+        verb = _third_person(verb)
+    elif _NOUN_OPENING.match(rest):
+        verb, obj = "returns", rest
+    else:
+        return ""
+    obj = _JOB_END.split(obj, maxsplit=1)[0].strip()
+    least = constructor_parameters().programs.command_min_words
+    if len(obj.split()) < least or re.match(r"^(?:it|them|this|that|these|those)\b", obj, re.I):
+        return ""
+    return f"{verb} {obj}"

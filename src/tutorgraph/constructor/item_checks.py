@@ -55,6 +55,7 @@ class EvidenceIndex:
 
     def __init__(self, chunks: Sequence[SourceChunk]) -> None:
         self.chunks = list(chunks)
+        self._windows: dict[tuple[str, int], list[set[str]]] = {}  # (chunk id, size) -> windows
         self._retriever = bm25s.BM25()
         if self.chunks:
             self._retriever.index(self._tokens([c.text for c in self.chunks]), show_progress=False)
@@ -95,13 +96,21 @@ class EvidenceIndex:
         if not needed:
             return None
         for chunk in self.search(item.text, k=q.answerable_top_k):
-            windows = _windows(chunk.text, q.support_window)
+            windows = self.windows_of(chunk, q.support_window)
             if all(
                 any(overlap(stems, window) >= q.answerable_coverage for window in windows)
                 for stems in needed
             ):
                 return chunk
         return None
+
+    def windows_of(self, chunk: SourceChunk, size: int) -> list[set[str]]:
+        """`_windows` of a chunk, computed once per index (every item searches the same
+        chunks)."""
+        key = (chunk.chunk_id, size)
+        if key not in self._windows:
+            self._windows[key] = _windows(chunk.text, size)
+        return self._windows[key]
 
     def evidence_for(self, item: QuizItem) -> SourceChunk | None:
         """The passage that supports the item (`supporting_passage`; the old name)."""
@@ -131,11 +140,20 @@ def leaks(item: QuizItem) -> bool:
     content stems (a point of `leak_min_stems` or more), or all the stems of a shorter one (a
     blank's term, a one-word answer; "binaries" gives away "binary"). A code block in the
     question is left out: a program's output repeats its print statements' words without
-    giving away what it computes. A choice item's options are not the question."""
+    giving away what it computes. A choice item's options are not the question. A command or
+    query that is the whole key point ("which query counts the rows of each species?") is given
+    away only when the question writes it: its words naming the job are what it asks about; the
+    command or query a "what does `...` do?" shows is left out like a program."""
     q = constructor_parameters().item_checks
     asked = stems_of(FENCE_BLOCK.sub(" ", item.text))
+    if item.asks == "command":  # reading the command or query it shows is what it asks
+        asked = stems_of(_CODE.sub(" ", FENCE_BLOCK.sub(" ", item.text)))
     blank = BLANK in item.text or item.asks == "blank"
     for point in item.key_points:
+        if item.asks == "command" and _WHOLE_CODE.match(point):
+            if point.strip("`") in item.text:
+                return True
+            continue
         point_stems = stems_of(_output_removed(point))
         if not point_stems:
             continue
@@ -156,6 +174,7 @@ _POINTS_OUTSIDE = re.compile(
     re.I,
 )
 _CODE = re.compile(r"`[^`\n]*`")
+_WHOLE_CODE = re.compile(r"^`[^`\n]+`$")
 _FRAGMENT_WHY = re.compile(r"[.:]\s*(why|what is this for|how)\?\s*$", re.I)
 
 
@@ -227,9 +246,12 @@ def duplicates(items: Sequence[QuizItem]) -> dict[str, str]:
     return found
 
 
-def check_items(items: Sequence[QuizItem], index: EvidenceIndex) -> list[QuizItem]:
-    """Each item with its problems listed (an empty list keeps it)."""
-    dupes = duplicates(items)
+def check_items(
+    items: Sequence[QuizItem], index: EvidenceIndex, *, earlier: Sequence[QuizItem] = ()
+) -> list[QuizItem]:
+    """Each item with its problems listed (an empty list keeps it). `earlier` items, checked
+    before, count only as what an item may duplicate (so a build checks each item once)."""
+    dupes = duplicates([*earlier, *items])
     checked = []
     for item in items:
         problems = []

@@ -178,6 +178,10 @@ class QuizWriterParameters(ParameterSection):
         "A purpose sentence is cut at its cue into two key points when each side has more than "
         "this many characters."
     )
+    idea_min_words: int = count(
+        "A reference answer is cut into key points (one per idea) where each part has at least "
+        "this many words."
+    )
     definitions_per_topic: int = count("'What is X?' items per topic at most.")
     condition_min_words: int = count(
         "A sentence 'If <condition>, <result>' asked about has at least this many words..."
@@ -244,6 +248,10 @@ class ProgramParameters(ParameterSection):
     run_wall_seconds: int = count("...and seconds of wall-clock time.")
     command_min_words: int = count(
         "A shell command is asked about when the words that explain it number at least this many."
+    )
+    max_output_chars: int = count(
+        "An IPython cell is asked to predict when what its run shows has at most this many "
+        "characters (a list of a module's hundred names is no output a learner predicts)."
     )
 
     @model_validator(mode="after")

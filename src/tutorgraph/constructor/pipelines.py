@@ -404,7 +404,10 @@ async def generate_questions(state: QuizState, runtime: Runtime[ConstructorConte
             count=runtime.context.items_per_topic,
             siblings=questions.sibling_terms(topic, vocabularies),
             commands=[
-                agents.CourseCommand(command=c.command, explanation=c.explanation) for c in commands
+                agents.CourseCommand(
+                    command=c.command, explanation=c.explanation, language=c.language
+                )
+                for c in commands
             ],
         ),
     )
@@ -442,8 +445,8 @@ def course_vocabulary(
 
 async def validate_questions(state: QuizState, runtime: Runtime[ConstructorContext]) -> QuizState:
     index = EvidenceIndex.of(state.get("chunks", []))
-    earlier = state.get("items", [])
-    checked = check_items([*earlier, *state.get("draft", [])], index)[len(earlier) :]
+    # Only this topic's draft is checked; the items kept before count for duplicates only.
+    checked = check_items(state.get("draft", []), index, earlier=state.get("items", []))
     return {"draft": checked}
 
 

@@ -16,6 +16,14 @@ value echoed as the interpreter echoes it (`echoed`), and asked "what does the s
 with the run's output; a session that reads the machine it runs on (its home folder, files,
 environment) is not asked.
 
+IPython cells (`In [n]: code`, indented continuation lines, `Out[n]: value`, as a PDF of a
+notebook reads; `ipython_cells`) are run too, with the definitions they need from the file's
+earlier cells, the last expression's value echoed as IPython shows it, and asked "what does
+the IPython cell show when it runs in Python 3?" (`cell_questions`): the expected output is
+the run's, never the page's `Out` (a Python 2 book's `print` shows tuples). A cell whose run
+fails, shows nothing or too much (`programs.max_output_chars`), calls `help()`, or reads the
+machine is not asked; a cell broken across a page (its code split by prose) is not rebuilt.
+
 Shell commands are read in `commands.py` (`ShellCommand` and `shell_commands` stay importable
 from here); a terminal session in an unlabelled fence is no program to run.
 
@@ -26,6 +34,7 @@ from __future__ import annotations
 import ast
 import builtins
 import re
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -195,8 +204,8 @@ def program_questions(
         sized = q.min_code_lines <= len(lines) <= q.max_code_lines
         if kind in OUTPUT_FENCES or kind in SHELL_FENCES or kind == "prose" or not sized:
             continue
-        if is_shell(body):
-            continue
+        if is_shell(body) or _is_cell_block(body):
+            continue  # (IPython cells are asked about by `cell_questions`)
         shown, error, after = _shown(blocks, index)
         explained = _explanation(blocks, index)
         if _UNPREDICTABLE.search(body) or (not shown and not error and not explained):
@@ -240,7 +249,16 @@ def program_questions(
                     asks="how",
                 )
             )
+    cells = cell_questions(topic, text, earlier, runs_left) if runs_left > 0 else None
+    if cells is not None:
+        found += cells.questions
+        notes += cells.notes
     return ProgramQuestions(found, notes)
+
+
+def _is_cell_block(body: str) -> bool:
+    """A block of IPython cells (`In [n]:` / `Out[n]:` lines), not a program as written."""
+    return any(_CELL_PROMPT.match(line) or _CELL_OUTPUT.match(line) for line in body.splitlines())
 
 
 def _debugging(
@@ -609,3 +627,132 @@ def _explanation(blocks: Sequence[tuple[str, str]], index: int) -> list[str]:
         if found:
             return found[: q.explanation_sentences]
     return []
+
+
+# ---- IPython / Jupyter cells --------------------------------------------------------------------
+
+_CELL_PROMPT = re.compile(r"^\s*In \[\d+\]:\s?(?P<code>.*)$")
+_CELL_OUTPUT = re.compile(r"^\s*Out\[\d+\]:")
+
+
+@dataclass(frozen=True)
+class Cell:
+    """An IPython cell of the text: the code typed after `In [n]:` (its continuation lines
+    dedented), and whether the page shows what it printed or returned."""
+
+    code: str
+    shows_output: bool
+    source: str  # the lines the page shows (an item's evidence)
+
+
+def ipython_cells(text: str) -> list[Cell]:
+    """The text's IPython cells in order, as a PDF or a notebook export shows them: `In [n]:
+    code` lines, their indented continuation lines, then `Out[n]: value` or printed lines. A
+    prompt left in the prose right before a block ("In [19]: # integers" above an indented
+    block) opens the block's cell."""
+    cells: list[Cell] = []
+    opened: list[str] = []
+    for kind, body in text_blocks(text):
+        if kind == "prose":
+            last = body.splitlines()[-1]
+            prompt = _CELL_PROMPT.match(last)
+            opened = [prompt.group("code")] if prompt else []
+            continue
+        if kind in SHELL_FENCES or kind in OUTPUT_FENCES:
+            opened = []
+            continue
+        cells += _cells_of(body.splitlines(), opened)
+        opened = []
+    return cells
+
+
+def _cells_of(lines: Sequence[str], opened: Sequence[str]) -> list[Cell]:
+    cells: list[Cell] = []
+    code: list[str] | None = list(opened) if opened else None
+    more: list[str] = []  # continuation lines of the open cell
+    shown: list[str] = []
+    source: list[str] = []
+
+    def close() -> None:
+        if code is not None:
+            cells.append(Cell(_cell_code(code, more), bool(shown), "\n".join(source)))
+
+    for line in lines:
+        prompt = _CELL_PROMPT.match(line)
+        if prompt:
+            close()
+            code, more, shown, source = [prompt.group("code")], [], [], [line]
+        elif code is not None and not shown and line[:1].isspace() and line.strip():
+            more.append(line)
+            source.append(line)
+        elif code is not None and line.strip():
+            shown.append(line)
+            source.append(line)
+    close()
+    return [c for c in cells if c.code.strip()]
+
+
+def _cell_code(first: Sequence[str], more: Sequence[str]) -> str:
+    """The cell's code: its prompt line, then its continuation lines dedented (indented once
+    more when the prompt line opens a block, "for x in xs:")."""
+    dedented = textwrap.dedent("\n".join(more)).splitlines()
+    head = "\n".join(first).rstrip()
+    if head.endswith(":"):
+        dedented = ["    " + line for line in dedented]
+    return "\n".join([head, *dedented]).strip("\n")
+
+
+def _last_echoed(program: str) -> str | None:
+    """The program with its last statement's value shown as IPython shows a cell's result
+    (`sys.displayhook`: its repr, nothing for None) when that statement is an expression; None
+    when it does not parse."""
+    tree = _parsed(program)
+    if tree is None or not tree.body:
+        return None
+    last = tree.body[-1]
+    if isinstance(last, ast.Expr):
+        hook = ast.parse("__import__('sys').displayhook", mode="eval").body
+        tree.body[-1] = ast.Expr(value=ast.Call(func=hook, args=[last.value], keywords=[]))
+    return ast.unparse(ast.fix_missing_locations(tree))
+
+
+def cell_questions(topic: str, text: str, earlier: str, runs: int) -> ProgramQuestions:
+    """ "What does the IPython cell show?" for the topic's cells that the page shows an output
+    for, RUN in the sandbox with the definitions it needs from the file's earlier cells
+    (`with_context`): the expected output is the run's, the same twice, and short enough to
+    predict (`programs.max_output_chars`). At most `runs` cells are run."""
+    q = constructor_parameters().programs
+    before = [c.code for c in ipython_cells(earlier)]
+    found: list[ProgramQuestion] = []
+    notes: list[str] = []
+    for cell in ipython_cells(text):
+        if runs <= 0:
+            break
+        if not cell.shows_output:
+            before.append(cell.code)
+            continue
+        unknowable = _UNPREDICTABLE.search(cell.code) or _MACHINE.search(cell.code)
+        program = None if unknowable else with_context(cell.code, before)
+        before.append(cell.code)
+        runnable = _last_echoed(program) if program is not None else None
+        if program is None or runnable is None or "help(" in cell.code:
+            continue
+        runs -= 1
+        shown, why_not = printed_output(runnable)
+        if len(shown) > q.max_output_chars:
+            shown, why_not = "", "its output is too long to predict"
+        if not shown:
+            notes.append(f"{topic}: not asked to predict `{_first_line(cell.code)}`: {why_not}")
+            continue
+        found.append(
+            ProgramQuestion(
+                "scenario",
+                f"In {topic}, what does the IPython cell show when it runs in Python 3?"
+                f"\n\n```python\n{program}\n```",
+                ["It prints: " + " / ".join(shown.splitlines())],
+                cell.source,
+                asks="predict",
+                output=shown,
+            )
+        )
+    return ProgramQuestions(found, notes)

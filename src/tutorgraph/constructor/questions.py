@@ -26,6 +26,8 @@ compare / predict / which command; recall is asked at most once per kind a topic
 | apply   | apply      | "use X when/to ..." stated as a rule        | What would you use to ...?  |
 |         |            |                                             | (choices: X and siblings)   |
 | apply   | understand | "X prevents/ensures/lets ..."               | What prevents ...? (choices)|
+| apply   | apply      | "<term or code> <verb>s <object>" (any      | What cooks <object>?        |
+|         |            | verb), the term among the course's terms    | (choices: sibling terms)    |
 | predict | apply      | a Python program, RUN in the sandbox        | What does the Python program|
 |         |            | (`programs.py`): the output is the run's    | print when it runs?         |
 | debug   | apply      | a program the source shows failing          | What goes wrong, and why?   |
@@ -33,6 +35,11 @@ compare / predict / which command; recall is asked at most once per kind a topic
 | command | understand | a shell command and its comment or sentence | What does `cmd` do?         |
 | command | apply      | the same, its comment opening with a verb   | Which command <does it>?    |
 |         |            |                                             | (choices: course commands)  |
+| command | understand | a ```sql query and the sentence before it   | What does the query `q` do? |
+| command | apply      | the same, saying "we want (to) ..."         | Which query <does it>?      |
+|         |            |                                             | (choices: course queries)   |
+| predict | apply      | an IPython cell (`In [n]:`), RUN with the   | What does the IPython cell  |
+|         |            | file's earlier cells it needs               | show when it runs?          |
 | define  | remember   | "X is a ..." / "X means ..." (X a term)     | What is X? (choices: the    |
 |         |            | at most `definitions_per_topic`             | siblings' definitions)      |
 | blank   | remember   | a definition, its term blanked, at most     | Fill in the blank: ...      |
@@ -58,7 +65,14 @@ says nothing. A choice item whose right option is the longest by far is left fre
 stand alone, then picks understanding items first, one per family in turn, a choice item
 first when one could be written, one recall item for every `understanding_per_recall` (2)
 understanding items (a topic with none gets one recall item, never nothing), and at least
-two Bloom levels when the text allows.
+two Bloom levels when the text allows: when every chosen item is at one level and no other
+sentence gives another, a chosen sentence read by `_term_jobs` is asked the other way round
+("what does the grill station cook?" for "what cooks the steaks?"), one item a sentence still.
+
+Conditions are not asked when they run into a clause of their own ("when errors occur
+exceptions can be raised": a modal after the condition's third word) or state the reader's
+situation ("when you're just getting started"), unless what follows is advice; "what is X?"
+takes no article when the text writes X without one and capitalised ("what is English?").
 
 What it cannot do: it does not write evaluate or create questions (it cannot judge
 trade-offs), it reads no meaning beyond these sentence shapes (a "why" the text never states
@@ -178,6 +192,7 @@ def write_quiz(material: TopicMaterial, *, wanted: int | None = None) -> Written
         topic_phrase(topic), material.text, material.earlier, run=material.run_programs
     )
     programs = [_program_item(topic, p) for p in written.questions]
+    jobs = _term_jobs(topic, sents, terms | {normalise(s.term) for s in material.siblings}, pool)
     understanding = [
         [p for p in programs if p.asks in ("predict", "debug")],
         command_items(topic, material.text, material.commands),
@@ -194,6 +209,7 @@ def write_quiz(material: TopicMaterial, *, wanted: int | None = None) -> Written
             topic, sents, terms | {normalise(s.term) for s in material.siblings}, prose
         ),
         _effect_pairs(topic, effects, sents),
+        [j for j in jobs if j.evidence not in {e.evidence for e in effects}],
         [p for p in programs if p.asks == "how"],
     ]
     understanding = [[i for i in family if _fair(i)] for family in understanding]
@@ -204,7 +220,11 @@ def write_quiz(material: TopicMaterial, *, wanted: int | None = None) -> Written
         ],
         *[i for i in _blanks(topic, defined, prose) if _fair(i)][: q.blanks_per_topic],
     ]
-    chosen = _choose(understanding, recall, wanted, _needed(topic, prose))
+    # the same sentences asked the other way ("what does X remove?" / "what removes ...?"): a
+    # second Bloom level for a topic whose items are all at one
+    known = terms | {normalise(s.term) for s in material.siblings}
+    alternates = [i for i in [*jobs, *_what_they_do(topic, sents, known, prose)] if _fair(i)]
+    chosen = _choose(understanding, recall, wanted, _needed(topic, prose), alternates)
     chosen.sort(key=lambda item: item.bloom_level.rank)
     items = [
         item.model_copy(update={"item_id": f"{topic.topic_id}-q{i + 1}"})
@@ -246,6 +266,7 @@ def _choose(
     recall: Sequence[QuizItem],
     wanted: int,
     needed: int = 1,
+    alternates: Sequence[QuizItem] = (),
 ) -> list[QuizItem]:
     """Understanding items first, one per family in turn (a choice item first when there is
     one); one recall item for every `quiz_writer.understanding_per_recall` understanding
@@ -291,6 +312,16 @@ def _choose(
             if [i for i, item in enumerate(chosen) if item.options] == [last]:
                 last -= 1  # keep the only choice item
             chosen[last] = other
+        else:  # a chosen sentence asked the other way, at another level
+            swap = [
+                (i, a)
+                for i, item in enumerate(chosen)
+                for a in alternates
+                if a.evidence == item.evidence and a.bloom_level not in levels
+            ]
+            if swap:
+                position, other = swap[-1]
+                chosen[position] = other
     return chosen
 
 
@@ -344,7 +375,12 @@ def _definitions(
         term = match.group("term").strip(" `'")
         plural = match.group("verb").lower() == "are"
         article = (match.group("article") or "").strip().lower()
-        article = "" if plural else ("a" if article in ("a", "an", "") else article)
+        if plural:
+            article = ""
+        elif not article:  # "English is ...": a proper name takes no article
+            article = "" if term[:1].isupper() else "a"
+        elif article == "an":
+            article = "a"
         if article == "a" and term[:1].lower() in "aeiou":
             article = "an"
         subject = f"{article} {code_term(term)}".strip() if not plural else code_term(term)
@@ -638,6 +674,16 @@ _ADVICE = re.compile(
 )
 
 
+# A condition that runs into a clause of its own ("when errors occur exceptions can be raised":
+# the comma after the condition is missing), read as a modal verb after its third word.
+_SECOND_CLAUSE = re.compile(
+    r"^(?:\S+\s+){3,}(?:can|could|will|would|must|should|may|might|cannot)\b", re.I
+)
+# The reader's situation, not an event of the subject ("when you're just getting started"): what
+# follows is no consequence a learner could reason out, unless it is advice.
+_READERS_STATE = re.compile(r"^(?:you|we)(?:'re|’re| are)\b", re.I)
+
+
 def _conditions(topic: Topic, sents: Sequence[str], prose: str) -> list[QuizItem]:
     """ "If <condition>, <result>" / "<result> if <condition>": "In <topic>, what happens if
     <condition>?" (or "what should you do if ...?" when the result is advice); the result is
@@ -657,14 +703,16 @@ def _conditions(topic: Topic, sents: Sequence[str], prose: str) -> list[QuizItem
         result = match.group("result").strip(" .")
         if re.match(r"^\w{1,3}(?:,|\s+(?:or|and)\b)", result):  # "If it ends in S, X, or Z, ..."
             continue  # the comma was inside a series, not after the condition
+        cue = match.group("cue").lower()
+        advice = _ADVICE.match(result) is not None
         if (
             len(result.split()) < q.fact_min_words
             or re.match(r"^(it|they|this|that|these|those|he|she)\b", condition, re.I)
             or "?" in sentence
+            or _SECOND_CLAUSE.match(condition)
+            or (_READERS_STATE.match(condition) and not advice)
         ):
             continue
-        cue = match.group("cue").lower()
-        advice = _ADVICE.match(result) is not None
         asked = "what should you do" if advice else "what happens"
         question = f"In {topic_phrase(topic)}, {asked} {cue} {_lower_first(condition, prose)}?"
         items.append(
@@ -1127,3 +1175,155 @@ def _means(topic: Topic, sents: Sequence[str], prose: str) -> list[QuizItem]:
             )
         )
     return items
+
+
+# ---- which term does the job --------------------------------------------------------------------
+
+# The subject of a "what it does" sentence written as code: "`re.sub`", "The `next()` function".
+_CODE_SUBJECT = re.compile(
+    r"^(?:the\s+)?(?P<subject>`[^`]{1,40}`(?:\s+(?:function|method|module|keyword|statement|"
+    r"class|object|operator|loop|clause|command))?)\s+",
+    re.I,
+)
+# Words ending in "s" that are no verb of what a thing does.
+_NOT_A_JOB = frozenset(
+    [
+        "is",
+        "was",
+        "has",
+        "does",
+        "its",
+        "this",
+        "thus",
+        "always",
+        "perhaps",
+        "sometimes",
+        "less",
+        "unless",
+        "as",
+        "us",
+        "yes",
+        "series",
+        "class",
+        "process",
+        "access",
+        "across",
+        "means",
+    ]
+)
+
+
+def _term_jobs(
+    topic: Topic, sents: Sequence[str], terms: set[str], pool: dict[str, list[Wrong]]
+) -> list[QuizItem]:
+    """A sentence that opens with a term of the course (or code) and says what it does with a
+    present-tense verb and its object ("A list comprehension provides a compact way of mapping
+    a list into another list."): "In <topic>, what provides a compact way of mapping a list
+    into another list?" with the term as the answer among the course's other terms (choosing
+    the thing for a described job: apply). Without enough wrong options the item is not
+    written: as a free answer it is a riddle."""
+    q = constructor_parameters().quiz_writer
+    items = []
+    for sentence in sents:
+        if (
+            not q.purpose_min_words <= len(sentence.split()) <= q.purpose_max_words
+            or POINTS_ELSEWHERE.search(sentence)
+            or _AN_EXAMPLE.search(sentence)
+            or "?" in sentence
+            or definition_of(sentence) is not None
+        ):
+            continue
+        said = _job_of(sentence, terms)
+        if said is None:
+            continue
+        right, term, verb, rest = said
+        question = f"In {topic_phrase(topic)}, what {verb} {rest}?"
+        item = new_item(
+            topic, BloomLevel.APPLY, "scenario", question, sentence, [right], sentence, "apply"
+        )
+        wrong = pool.get(term, pool.get("", []))
+        code = [w for w in wrong if w.option.startswith("`")]  # code is confused with code
+        chosen = with_choices(item, right, code) if right.startswith("`") else item
+        chosen = chosen if chosen.options else with_choices(item, right, wrong)
+        if chosen.options:
+            items.append(chosen)
+    return items
+
+
+def _job_of(sentence: str, terms: set[str]) -> tuple[str, str, str, str] | None:
+    """(the subject as written, its term, the verb, the object) of "<term> <verb>s <object>",
+    the verb right after the term (an adverb between is allowed); None when the sentence does
+    not open so, or its object is a pronoun or a clause."""
+    code = _CODE_SUBJECT.match(sentence)
+    if code is not None:
+        right, term, after = code.group("subject"), "", sentence[code.end() :]
+    else:
+        term = _subject_term(sentence, terms) or ""
+        if not term:
+            return None
+        opening = re.match(r"^(?:an?\s+|the\s+)?", sentence, re.I)
+        start = opening.end() if opening else 0
+        count = len(term.split())
+        words = sentence[start:].split()
+        right = " ".join(words[:count])
+        after = " ".join(words[count:])
+    match = re.match(
+        rf"^(?:{_EFFECT_ADVERB}\s+)?(?P<verb>[a-z]+s|can [a-z]{{3,}})\s+(?P<rest>.+?)\.?$", after
+    )
+    verb = match.group("verb") if match else ""
+    if match is None or verb.split()[-1] in _NOT_A_JOB or verb.endswith("ss") or verb == "can be":
+        return None
+    rest = match.group("rest").strip()
+    if (
+        _NO_OBJECT.match(rest)
+        or re.match(r"^(?:cannot|can|will|would|are|were|must|should|may|might|do|have)\b", rest)
+        or re.search(r"[:;]|\s[—–]\s", rest)
+        or len(rest.split()) < constructor_parameters().quiz_writer.fact_min_words
+        or re.search(r"\b(it|them|they|we|you)\b", rest, re.I)
+    ):
+        return None
+    return right.strip(), term, match.group("verb"), rest
+
+
+def _what_they_do(
+    topic: Topic, sents: Sequence[str], terms: set[str], prose: str
+) -> list[QuizItem]:
+    """The sentences `_term_jobs` reads, asked the other way round: "what does the grill
+    station cook?", the object the key points (understand). Offered to `_choose` only to give
+    a topic a second Bloom level, in place of the same sentence's other item."""
+    items = []
+    for sentence in sents:
+        said = _job_of(sentence, terms) if definition_of(sentence) is None else None
+        if said is None:
+            continue
+        right, _, verb, rest = said
+        if verb.startswith("can "):
+            continue
+        written = code_term(_lower_first(right, prose)) if not right.startswith("`") else right
+        bare_code = right.startswith("`") and " " not in right  # "`re.sub`", not "`os` module"
+        article = "" if bare_code or _plural(written) else "the "
+        does = "do" if _plural(written) else "does"
+        question = f"In {topic_phrase(topic)}, what {does} {article}{written} {_verb_base(verb)}?"
+        items.append(
+            new_item(
+                topic,
+                BloomLevel.UNDERSTAND,
+                "conceptual",
+                question,
+                sentence,
+                ideas(rest),
+                sentence,
+                "how",
+            )
+        )
+    return items
+
+
+def _verb_base(verb: str) -> str:
+    """The base form of a third-person verb ("cooks" -> "cook", "washes" -> "wash", "copies"
+    -> "copy")."""
+    if verb.endswith("ies"):
+        return re.sub(r"ies$", "y", verb)
+    if re.search(r"(?:sh|ch|x|z|ss)es$", verb):
+        return re.sub(r"es$", "", verb)
+    return re.sub(r"s$", "", verb)

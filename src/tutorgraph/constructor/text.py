@@ -25,6 +25,9 @@ _SENTENCE_END = re.compile(
     r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)"
     r"(?<=[.!?])\s+(?=[A-Z`\"'(\[])"
 )
+# List items an extraction ran together ("... printed yet.- The function returns ..."): a
+# sentence ends at the period.
+_RUN_ON_ITEMS = re.compile(r"(?<=[.!?])-\s*(?=[A-Z`])")
 _BOLD = re.compile(r"\*\*([^*\n]{2,60})\*\*|__([^_\n]{2,60})__")
 _CODE_SPAN = re.compile(r"`([^`\n]{1,40})`")
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
@@ -158,6 +161,7 @@ def sentences(markdown: str) -> list[str]:
         lines = [re.sub(r"^\s*(?:[-*+]|\d+[.)])\s+", "", line) for line in paragraph.splitlines()]
         text = " ".join(line.strip() for line in lines if line.strip())
         text = re.sub(r"\*\*|__|(?<!\w)[*_](?=\w)|(?<=\w)[*_](?!\w)", "", text)
+        text = _RUN_ON_ITEMS.sub(" ", text)
         for sentence in _SENTENCE_END.split(text):
             sentence = sentence.strip()
             if len(sentence.split()) >= least:
