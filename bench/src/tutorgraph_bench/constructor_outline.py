@@ -437,9 +437,5 @@ def match_sections(outline: Outline, state: ConstructorState) -> SectionsMatched
     intros = [words_of(t) for t in unit_intros(state)]
     covered = [(ref, _covered(ref, topic_words + units, intros)) for ref in reference]
     exercises = outline.of_kind("exercise")
-    leaked = sum(
-        1
-        for ex in exercises
-        if any(_verbatim(ex.words, words) for words in topic_words)
-    )
+    leaked = sum(1 for ex in exercises if any(_verbatim(ex.words, words) for words in topic_words))
     return SectionsMatched(matches, covered, leaked, len(exercises), outline.method)
