@@ -37,6 +37,7 @@ from tutorgraph.constructor.state import (
 from tutorgraph.constructor.text import ideas
 from tutorgraph.knowledge.bloom import BloomLevel
 from tutorgraph.sandbox import run_python, sandbox_available
+from tutorgraph.text.tokens import normalise
 
 # CI installs bubblewrap and sets TUTORGRAPH_REQUIRE_SANDBOX, where
 # tests/interview/test_sandbox_required.py fails when it is missing: these never skip there.
@@ -738,3 +739,95 @@ def test_conditions_without_a_consequence_and_proper_names_are_asked_well_formed
     assert not [q for q in asked if "getting started" in q], asked
     assert "In Message brokers, what happens when a file is closed?" in asked
     assert "In Message brokers, what is Esperanto?" in asked
+
+
+# A topic of 150+ words whose prose says what things do in plain statements and nothing else:
+# no cause, contrast, condition, procedure, definition or program (issue 36, fourth pass).
+BAKERY = """The village bakery opens at six in the morning and closes at two in the afternoon.
+Every loaf starts as a mix of flour, water, salt and a little yeast.
+The head baker weighs the flour on a brass scale before dawn.
+The apprentice kneads the dough on a long oak table for ten minutes.
+The proofing cabinet warms the shaped loaves for about an hour.
+The stone oven bakes twelve loaves at a time on its lower shelf.
+A linen cloth covers the rye loaves on the counter.
+The apprentice sweeps the floor and washes the trays at the end of the shift.
+Customers buy most of the rye bread before nine o'clock.
+The sourdough starter lives in a clay jar on the top shelf of the pantry.
+The delivery van carries fresh rolls to three cafes in the old town every morning.
+Flour dust settles on every surface of the kitchen by midday.
+The baker's daughter paints the prices on a small chalkboard near the door.
+The bakery sells seeded rolls, plain rolls, rye loaves and a large white loaf.
+A copper bell above the door rings for every customer who comes in.
+The head baker tastes a slice of each batch before the loaves go on sale.
+The night porter lights the oven fire at four o'clock with dry beech wood.
+A brass lamp brightens the counter on dark winter mornings.
+"""
+BAKERY_TOPIC = Topic(
+    topic_id="bakery",
+    title="The village bakery",
+    unit_id="u1",
+    section_ids=["s9"],
+    key_terms=["rye bread", "sourdough"],
+    words=len(BAKERY.split()),
+)
+_PRONOUN_SUBJECT = re.compile(r", what (?:does|do|can) (?:it|they|we|you|this|these)\b", re.I)
+
+
+def test_plain_statements_give_three_items_over_two_levels() -> None:
+    assert BAKERY_TOPIC.words >= 150
+    items = write_quiz(_material(BAKERY_TOPIC, BAKERY)).items
+    assert len(items) >= 3
+    assert len({i.bloom_level for i in items}) >= 2
+    index = EvidenceIndex(
+        [SourceChunk(chunk_id="b", file_id="f", heading_path=["bakery"], text=BAKERY)]
+    )
+    for item in items:
+        assert item.text.startswith("In The village bakery, ")
+        assert item.text.endswith("?")
+        assert not _PRONOUN_SUBJECT.search(item.text)
+        assert not leaks(item) and not wording_problems(item), item.text
+        assert index.supporting_passage(item) is not None, item.text
+    recall = [i for i in items if i.asks not in UNDERSTANDING_ASKS]
+    assert recall, "a recall item gives the second level"
+    for item in recall:  # "what sweeps the floor ...?" answered by its subject, or the reverse
+        assert item.reference_answer and item.reference_answer.lower() not in item.text.lower()
+
+
+def test_recall_padding_keeps_understanding_share_on_two_topics() -> None:
+    bank = [
+        *write_quiz(_material(BAKERY_TOPIC, BAKERY)).items,
+        *write_quiz(_material(SCRIPTS, SHELL)).items,
+    ]
+    understanding = [i for i in bank if i.asks in UNDERSTANDING_ASKS]
+    assert len(understanding) * 3 >= len(bank) * 2
+
+
+def test_no_recall_padding_for_a_topic_already_covered() -> None:
+    items = write_quiz(_material(SCRIPTS, SHELL)).items
+    recall = [i for i in items if i.asks not in UNDERSTANDING_ASKS]
+    assert len(recall) <= 1
+    short = Topic(
+        topic_id="short", title="Bakery hours", unit_id="u1", section_ids=["s8"], words=40
+    )
+    text = "The head baker weighs the flour on a brass scale before dawn.\n"
+    assert len(write_quiz(_material(short, text)).items) <= 1
+
+
+def test_sibling_terms_are_terms_of_the_course_not_frequent_words() -> None:
+    text = """## Pipes
+
+A **pipe** is a connection that sends the output of one command to another command.
+English is a language that borrows words from many others.
+A file name is required, and the required name must be quoted; required again.
+The `tee` command copies its input to a file and to the screen.
+"""
+    topic = Topic(
+        topic_id="p",
+        title="Pipes",
+        unit_id="u1",
+        section_ids=["s1"],
+        key_terms=["required", "pipe", "tee", "english"],
+    )
+    lent = {normalise(t.term) for t in topic_vocabulary(topic, text)}
+    assert {"pipe", "tee"} <= lent
+    assert not lent & {"required", "english"}

@@ -291,16 +291,37 @@ def as_written(term: str, sentence: str) -> str:
 
 def topic_vocabulary(topic: Topic, text: str) -> list[SiblingTerm]:
     """The terms a topic gives the rest of the course as wrong options: those its text
-    defines (with the defining sentence), then its key terms."""
+    defines (with the defining sentence), then its key terms: of both only the terms of the
+    course (`course_term`: bold, code, a heading's words), never a word that is merely
+    frequent ("required") or a word the text happens to define in passing ("English is a
+    schizophrenic language")."""
     terms = topic_terms(topic, text)
     sents = [s for s in sentences(lesson_prose(text)) if stands_alone(s)]
     found = {
         term: SiblingTerm(term=term, definition=sentence, topic=topic.title)
         for term, sentence in defined_terms(sents, terms).items()
+        if course_term(term, topic, text)
     }
     for term in topic.key_terms:
-        found.setdefault(normalise(term), SiblingTerm(term=term, topic=topic.title))
+        if course_term(term, topic, text):
+            found.setdefault(normalise(term), SiblingTerm(term=term, topic=topic.title))
     return [t for key, t in found.items() if key]
+
+
+def course_term(term: str, topic: Topic, text: str) -> bool:
+    """A key term the author wrote as a term of the course, not a frequent word ("english",
+    "required"): marked in bold, written as code, or named in a heading or the topic's title."""
+    key = normalise(term)
+    if not key:
+        return False
+    if key in marked_terms(text) or key in normalise(topic.title).split(" "):
+        return True
+    written = re.escape(term.strip("`"))
+    if re.search(rf"`{written}(?:[`(.\[ ])", text, re.I):
+        return True
+    headings = [normalise(h) for h in re.findall(r"^#{1,6}\s+(.+)$", text, re.M)]
+    wanted = stems_of(key)
+    return any(wanted <= stems_of(h) for h in [topic.title, *headings])
 
 
 def sibling_terms(

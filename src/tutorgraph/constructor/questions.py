@@ -69,6 +69,16 @@ two Bloom levels when the text allows: when every chosen item is at one level an
 sentence gives another, a chosen sentence read by `_term_jobs` is asked the other way round
 ("what does the grill station cook?" for "what cooks the steaks?"), one item a sentence still.
 
+Recall padding (issue 36, fourth pass): a topic of 150+ words still short of
+`readiness.min_items_per_topic` items, or of a second Bloom level, after all of the above takes
+recall items read from its plain statements (`_recall_facts`: "<subject> <verb>s <object>.",
+"<subject> can <verb> <object>.", "<plural subject> <verb> <object>."; the subject an article
+and a noun phrase, code, a name or a course term, never a pronoun; no "is"/"has"/"becomes";
+no object pointing outside its sentence): "what <verb>s <object>?" answered by the subject,
+or "what does <subject> <verb>?" answered by the object, no more than needed, one a sentence
+(`_padded`). A topic whose only readable sentences are such statements has two of them set
+side by side first ("how do X and Y differ in what they do?", analyze: `_fact_pairs`).
+
 Conditions are not asked when they run into a clause of their own ("when errors occur
 exceptions can be raised": a modal after the condition's third word) or state the reader's
 situation ("when you're just getting started"), unless what follows is advice; "what is X?"
@@ -224,7 +234,12 @@ def write_quiz(material: TopicMaterial, *, wanted: int | None = None) -> Written
     # second Bloom level for a topic whose items are all at one
     known = terms | {normalise(s.term) for s in material.siblings}
     alternates = [i for i in [*jobs, *_what_they_do(topic, sents, known, prose)] if _fair(i)]
+    facts = [i for i in _recall_facts(topic, sents, prose, known) if _fair(i)]
+    if _needed(topic, prose) > 1 and not any(understanding):
+        # plain statements are all the topic has: two of them set side by side (analyze)
+        understanding = [[i for i in _fact_pairs(topic, facts, sents) if _fair(i)]]
     chosen = _choose(understanding, recall, wanted, _needed(topic, prose), alternates)
+    chosen = _padded(chosen, facts, wanted, _needed(topic, prose))
     chosen.sort(key=lambda item: item.bloom_level.rank)
     items = [
         item.model_copy(update={"item_id": f"{topic.topic_id}-q{i + 1}"})
@@ -322,6 +337,66 @@ def _choose(
             if swap:
                 position, other = swap[-1]
                 chosen[position] = other
+    return chosen
+
+
+def _fact_pairs(topic: Topic, facts: Sequence[QuizItem], sents: Sequence[str]) -> list[QuizItem]:
+    """Plain statements about different subjects set side by side, each sentence in one pair at
+    most (`_effect_pairs` on the "what does X <verb>?" forms of `_recall_facts`): "In <topic>,
+    how do the head baker and the apprentice differ in what they do?" (analyze)."""
+    objects = [f for f in facts if re.search(r", what (?:does|do) ", f.text)]
+    pairs: list[QuizItem] = []
+    start = 0
+    while start < len(objects) - 1:
+        found = _effect_pairs(topic, objects[start : start + 2], sents)
+        if found and not {f.evidence for f in objects[start : start + 2]} & {
+            p.evidence for p in pairs
+        }:
+            pairs.extend(found)
+            start += 2
+        else:
+            start += 1
+    return pairs
+
+
+def _padded(
+    chosen: list[QuizItem], facts: Sequence[QuizItem], wanted: int, needed: int
+) -> list[QuizItem]:
+    """A topic of 150+ words (`needed` > 1) still short of `needed` items or of a second Bloom
+    level takes recall items read from its plain statements (`_recall_facts`), no more than
+    that: one a sentence, none on a sentence already asked."""
+    if needed <= 1:
+        return chosen
+    chosen = list(chosen)
+    asked = {item.text for item in chosen}
+    spare = [
+        f
+        for f in facts
+        if f.text not in asked and not any(f.evidence in item.evidence for item in chosen)
+    ]
+
+    def take() -> QuizItem | None:
+        if not spare:
+            return None
+        item = spare.pop(0)
+        spare[:] = [f for f in spare if f.evidence != item.evidence]
+        return item
+
+    while len(chosen) < min(needed, wanted):
+        item = take()
+        if item is None:
+            return chosen
+        chosen.append(item)
+    if len({item.bloom_level for item in chosen}) == 1 and chosen[0].bloom_level != (
+        BloomLevel.REMEMBER
+    ):
+        item = take()
+        if item is not None:
+            if len(chosen) < wanted:
+                chosen.append(item)
+            else:
+                plain = [i for i, c in enumerate(chosen) if not c.options]
+                chosen[plain[-1] if plain else len(chosen) - 1] = item
     return chosen
 
 
@@ -1327,3 +1402,161 @@ def _verb_base(verb: str) -> str:
     if re.search(r"(?:sh|ch|x|z|ss)es$", verb):
         return re.sub(r"es$", "", verb)
     return re.sub(r"s$", "", verb)
+
+
+# ------------------------------------------------------------------------- recall padding
+# A plain statement "<subject> <verb>s <object>." read for recall padding: the subject an
+# article (or "each"/"every") and up to four words, or code; never a pronoun.
+_FUNCTION_WORD = (
+    r"(?:of|in|on|for|to|with|and|or|is|are|was|were|be|it|its|this|that|these|those|we|you|"
+    r"they|he|she|there|here|not|also|only|then|so|but|however|when|if|as|although|because|"
+    r"once|while|after|before|since|between|using|calling)"
+)
+_ARTICLE = re.compile(r"^(?:an?|the|every|each)$", re.I)
+_SUBJECT_WORD = re.compile(rf"^(?!{_FUNCTION_WORD}$)[\w`'().-]+$", re.I)
+# An object that points outside its sentence ("we" / "you", the reader, do not), or a "verb"
+# followed by a bare verb or a modal (a plural noun read as the verb: "The data types
+# determine ...", "Complex variables cannot ...").
+_OUTSIDE = re.compile(
+    r"\b(it|its|them|they|this|these|those|he|she|him|her|their)\b"
+    r"|\b(?:to|in|of|by|with|from|on|for|at|and|uses?|returns?|appends?)\s+that\b",
+    re.I,
+)
+# Verbs that say what a thing is, not what it does ("becomes", "seems").
+_LINKING = frozenset(["becomes", "seems", "looks", "remains", "stands", "goes", "comes"])
+_BARE_VERB = re.compile(
+    r"^(?:determine|make|take|give|need|use|hold|have|mean|allow|let|help|show|tell|look|work|"
+    r"get|go|come|run|return|store|contain|become|seem|appear|do|does|did|can|will|would|are|"
+    r"were|must|should|may|might|could|cannot|can't|won't|don't)\b",
+    re.I,
+)
+
+
+def _plain_fact(
+    sentence: str, prose: str, terms: set[str] | frozenset[str] = frozenset()
+) -> tuple[str, str, str, bool] | None:
+    """(subject, verb, object, plural) of a plain statement "<subject> <verb>s <object>." ("The
+    HAVING keyword filters the groups of an aggregation."), "<subject> can <verb> <object>."
+    or "<plural subject> <verb> <object>." with a verb of `_EFFECT_VERBS` ("Relational
+    databases store data ..."; the verb is given in its third-person form, "stores"). The
+    subject is an article or "each"/"every" and up to four words, code, a name ("SQL") or a
+    term of the course (`terms`, "Aggregation");
+    None for a pronoun subject, a verb "is", "has", "becomes" and the like, an object with a
+    pronoun pointing outside the sentence, or a sentence that is no such statement."""
+    q = constructor_parameters().quiz_writer
+    if (
+        not q.purpose_min_words <= len(sentence.split()) <= q.purpose_max_words
+        or "?" in sentence
+        or POINTS_ELSEWHERE.search(sentence)
+        or _AN_EXAMPLE.search(sentence)
+    ):
+        return None
+    words = sentence.rstrip(".").split()
+    opening = 1 if _ARTICLE.match(words[0]) else 0
+    for end in range(opening + 1, min(opening + 5, len(words) - 2) + 1):
+        if not _SUBJECT_WORD.match(words[end - 1]):
+            return None
+        said = _verb_at(words, end)
+        if said is None:
+            continue
+        subject, (verb, rest, plural) = " ".join(words[:end]), said
+        named = (
+            opening
+            or subject.startswith("`")
+            or _lower_first(subject, prose) == subject
+            or normalise(subject) in terms
+        )
+        if not (named or plural) or not _plain_object(rest):
+            return None
+        return subject, verb, rest, plural
+    return None
+
+
+def _verb_at(words: Sequence[str], end: int) -> tuple[str, str, bool] | None:
+    """(verb, object, plural subject) when a verb opens at `words[end]` (an adverb of
+    `_EFFECT_ADVERB` may come before it), None otherwise."""
+    at = end + 1 if re.fullmatch(_EFFECT_ADVERB, words[end]) else end
+    verb, last = words[at] if at < len(words) else "", words[end - 1]
+    if verb == "can" and at + 2 < len(words) and words[at + 1].isalpha():
+        if words[at + 1] in ("be", "also", "only", "not"):
+            return None
+        return f"can {words[at + 1]}", " ".join(words[at + 2 :]), False
+    if not re.fullmatch(r"[a-z]{3,}", verb):
+        return None
+    if verb.endswith("s") and not verb.endswith("ss"):
+        if verb in _NOT_A_JOB or verb in _LINKING:
+            return None
+        return verb, " ".join(words[at + 1 :]), False
+    plural = re.fullmatch(r"[a-z][a-z-]*[^s]s", last, re.I) is not None
+    if plural and verb in _EFFECT_VERBS:
+        return _third_person(verb), " ".join(words[at + 1 :]), True
+    return None
+
+
+def _third_person(verb: str) -> str:
+    """ "store" -> "stores", "copy" -> "copies", "match" -> "matches"."""
+    if re.search(r"[^aeiou]y$", verb):
+        return verb[:-1] + "ies"
+    if re.search(r"(?:sh|ch|x|z|s)$", verb):
+        return verb + "es"
+    return verb + "s"
+
+
+def _plain_object(rest: str) -> bool:
+    """An object a question can quote: no clause opener, no pronoun pointing outside the
+    sentence, no list after a colon, and enough words."""
+    return not (
+        _NO_OBJECT.match(rest)
+        or _BARE_VERB.match(rest)
+        or re.match(r"^\S+\s+(?:what|which|how|whether|where|who)\b", rest, re.I)  # tells SQL what
+        or _OUTSIDE.search(rest)
+        or re.search(r"[:;]|\s[—–]\s", rest)
+        or re.search(r"\(\s*\S+(?:\s+\S+){3,}?\s*\)", rest)  # an aside in brackets
+        or len(rest.split()) < constructor_parameters().quiz_writer.fact_min_words
+    )
+
+
+def _recall_facts(
+    topic: Topic, sents: Sequence[str], prose: str, terms: set[str]
+) -> list[QuizItem]:
+    """Recall items read from the topic's plain statements, for a topic of 150+ words still
+    short of its items or of a second Bloom level (`_choose` uses them only then): "In
+    <topic>, what <verb>s <object>?" answered by the subject, and "In <topic>, what does
+    <subject> <verb>?" answered by the object (remember). One item per sentence is used."""
+    items = []
+    for sentence in sents:
+        said = _plain_fact(sentence, prose, terms) if definition_of(sentence) is None else None
+        if said is None:
+            continue
+        subject, verb, rest, plural = said
+        written = subject if subject.startswith("`") else _lower_first(subject, prose)
+        where = f"In {topic_phrase(topic)}"
+        if verb.startswith("can "):
+            asked = f"{where}, what can {written} {verb.split()[1]}?"
+        else:
+            asked = f"{where}, what {'do' if plural else 'does'} {written} {_verb_base(verb)}?"
+        items.append(
+            new_item(
+                topic,
+                BloomLevel.REMEMBER,
+                "conceptual",
+                f"{where}, what {verb} {rest}?",
+                capital(subject),
+                [subject],
+                sentence,
+                "define",
+            )
+        )
+        items.append(
+            new_item(
+                topic,
+                BloomLevel.REMEMBER,
+                "conceptual",
+                asked,
+                capital(rest),
+                ideas(rest),
+                sentence,
+                "define",
+            )
+        )
+    return items
