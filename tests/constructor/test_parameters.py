@@ -63,9 +63,16 @@ DEFINITIONS: dict[str, dict[tuple[str, float], str]] = {
         ("<module>", 2.0): "_TRIVIAL: outputs of only 0, 1, 2 (and -1) are no check",
         ("output_checks", 0.5): "half a unit of the last written digit...",
         ("output_checks", 10.0): "...in base 10",
+        ("_verb_at", 2): "after 'can <verb>' the object starts two words on",
+        ("_fact_pairs", 2): "plain statements are set side by side in pairs",
+        ("_plain_fact", 2): "a verb and at least one object word follow the subject",
+        ("_plain_fact", 5): "the statement shape: an optional article and up to four words",
     },
     "programs.py": {},
-    "choices.py": {("new_item", 5): "difficulty runs from 1 to 5 (QuizItem.difficulty)"},
+    "choices.py": {
+        ("new_item", 5): "difficulty runs from 1 to 5 (QuizItem.difficulty)",
+        ("_as_code", 2): "one code span: an opening and a closing backtick",
+    },
     "commands.py": {},
     "item_checks.py": {},
     "readiness.py": {

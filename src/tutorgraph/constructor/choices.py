@@ -76,8 +76,23 @@ def new_item(
     )
 
 
+# A heading that is a sentence or a call ("What about NULL?", "I know, let's use regular
+# expressions!", "Diving in") cannot stand where a noun phrase goes ("In What about NULL?, what
+# does ..."): such a title is quoted as the lesson's name.
+_SENTENCE_TITLE = re.compile(
+    r"[?!,;:]|^(?:what|why|how|when|where|which|who|i|we|you|let'?s|let’s)\b|"
+    r"\b(?:in|on|up|out|off|over|away|back|down)$",
+    re.I,
+)
+
+
 def topic_phrase(topic: Topic) -> str:
-    return topic.title.strip().rstrip(".:")
+    """The topic as the question's opening names it: its title, or, when the title reads as a
+    sentence rather than a name, "the lesson “<title>”"."""
+    title = topic.title.strip().rstrip(".")
+    if _SENTENCE_TITLE.search(title):
+        return f"the lesson “{title}”"
+    return title.rstrip(":")
 
 
 def code_term(term: str) -> str:
@@ -128,14 +143,26 @@ def with_choices(
     rest = sorted((w for w in fitting if not w.why), key=lambda w: abs(len(w.option) - len(right)))
     picked = [*named, *rest][: q.choice_options - 1]
     position = zlib.crc32(item.text.encode()) % (len(picked) + 1)
-    options = [w.option for w in picked]
+    options = _one_form([w.option for w in picked], right)
     why = [w.why for w in picked]
-    options.insert(position, right)
+    options.insert(position, _one_form([right], options[0] if options else right)[0])
     why.insert(position, "")
     chosen = item.model_copy(
         update={"options": options, "correct_index": position, "why_wrong": why}
     )
     return item if choice_problems(chosen) else chosen
+
+
+def _as_code(option: str) -> bool:
+    return option.startswith("`") and option.endswith("`") and option.count("`") == 2
+
+
+def _one_form(options: list[str], like: str) -> list[str]:
+    """Options written the way `like` is: all in code font or none (a lone `git add` among
+    plain words gives the answer away by its font)."""
+    if _as_code(like):
+        return [o if _as_code(o) else f"`{o.strip('`')}`" for o in options]
+    return [o.strip("`") if _as_code(o) else o for o in options]
 
 
 def distractor_pool(

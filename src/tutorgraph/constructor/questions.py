@@ -757,6 +757,16 @@ _SECOND_CLAUSE = re.compile(
 # The reader's situation, not an event of the subject ("when you're just getting started"): what
 # follows is no consequence a learner could reason out, unless it is advice.
 _READERS_STATE = re.compile(r"^(?:you|we)(?:'re|’re| are)\b", re.I)
+# The reader's goal as the condition ("if we want to select a single column, ..."): the result
+# says how to reach it, so the question asks how, not what happens.
+_READERS_GOAL = re.compile(
+    r"^(?:you|we)\s+(?:only\s+)?(?:want|need|wish|would like)\s+to\s+(?P<goal>.+)$", re.I
+)
+
+
+def _readers_goal(goal: str) -> str:
+    """The goal as the learner's: "see our results" -> "see the results"."""
+    return re.sub(r"\b(?:our|my)\b", "the", goal.strip(" ."), flags=re.I)
 
 
 def _conditions(topic: Topic, sents: Sequence[str], prose: str) -> list[QuizItem]:
@@ -787,6 +797,21 @@ def _conditions(topic: Topic, sents: Sequence[str], prose: str) -> list[QuizItem
             or _SECOND_CLAUSE.match(condition)
             or (_READERS_STATE.match(condition) and not advice)
         ):
+            continue
+        goal = _READERS_GOAL.match(condition)
+        if goal is not None:
+            items.append(
+                new_item(
+                    topic,
+                    BloomLevel.APPLY,
+                    "scenario",
+                    f"In {topic_phrase(topic)}, how do you {_readers_goal(goal['goal'])}?",
+                    sentence,
+                    ideas(capital(result)),
+                    sentence,
+                    "how",
+                )
+            )
             continue
         asked = "what should you do" if advice else "what happens"
         question = f"In {topic_phrase(topic)}, {asked} {cue} {_lower_first(condition, prose)}?"

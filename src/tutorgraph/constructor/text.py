@@ -119,6 +119,16 @@ _GENERIC = frozenset(
 )
 
 
+_EMPHASIS = re.compile(r"\*\*|__|(?<!\w)[*_](?=\w)|(?<=\w)[*_](?!\w)")
+
+
+def _without_emphasis(text: str) -> str:
+    """Bold and italic marks removed outside code spans; code keeps its underscores and stars
+    (`__iter__()`, `*args`)."""
+    parts = re.split(r"(`[^`\n]*`)", text)
+    return "".join(p if p.startswith("`") else _EMPHASIS.sub("", p) for p in parts)
+
+
 def prose(markdown: str) -> str:
     """Markdown without code fences, images, tables, HTML tags and template tags."""
     text = FENCE_BLOCK.sub("\n", markdown)
@@ -160,7 +170,7 @@ def sentences(markdown: str) -> list[str]:
     for paragraph in re.split(r"\n\s*\n", prose(markdown)):
         lines = [re.sub(r"^\s*(?:[-*+]|\d+[.)])\s+", "", line) for line in paragraph.splitlines()]
         text = " ".join(line.strip() for line in lines if line.strip())
-        text = re.sub(r"\*\*|__|(?<!\w)[*_](?=\w)|(?<=\w)[*_](?!\w)", "", text)
+        text = _without_emphasis(text)
         text = _RUN_ON_ITEMS.sub(" ", text)
         for sentence in _SENTENCE_END.split(text):
             sentence = sentence.strip()
