@@ -4,11 +4,15 @@ code name that lost its underscores, and a right option given away by its font."
 
 from __future__ import annotations
 
+import pytest
+
 from tutorgraph.constructor.choices import Wrong, topic_phrase, with_choices
+from tutorgraph.constructor.programs import cell_questions
 from tutorgraph.constructor.questions import _conditions
 from tutorgraph.constructor.state import QuizItem, Topic
 from tutorgraph.constructor.text import prose, sentences
 from tutorgraph.knowledge.bloom import BloomLevel
+from tutorgraph.sandbox import sandbox_available
 
 
 def topic(title: str) -> Topic:
@@ -52,3 +56,10 @@ def test_options_share_one_font() -> None:
         item, "`git add`", [Wrong("git commit", ""), Wrong("git status", "")], verbatim=True
     )
     assert chosen.options and all(o.startswith("`") and o.endswith("`") for o in chosen.options)
+
+
+@pytest.mark.skipif(not sandbox_available(), reason="needs bubblewrap")
+def test_an_ipython_cell_shows_a_class_by_its_name_as_ipython_does() -> None:
+    text = "Booleans have their own type:\n\n```\nIn [3]: type(True)\nOut[3]: bool\n```\n"
+    [question] = cell_questions("Types", text, "", runs=2).questions
+    assert question.output == "bool"  # not "<class 'bool'>", which IPython does not show

@@ -702,17 +702,40 @@ def _cell_code(first: Sequence[str], more: Sequence[str]) -> str:
     return "\n".join([head, *dedented]).strip("\n")
 
 
+# How IPython shows a cell's result (`IPython.lib.pretty`, in short): nothing for None, a class
+# by its name (`bool`, `__main__.Point`), a set in sorted order when it can be sorted, any other
+# value by its repr. Defined in the program the sandbox runs, never shown to the learner.
+_IPYTHON_SHOW = """
+def _ipython_show(value):
+    if value is None:
+        return
+    if isinstance(value, type):
+        module = value.__module__
+        print(value.__qualname__ if module == "builtins" else module + "." + value.__qualname__)
+        return
+    if isinstance(value, (set, frozenset)) and value:
+        try:
+            items = ", ".join(repr(item) for item in sorted(value))
+        except TypeError:
+            print(repr(value))
+            return
+        print("{" + items + "}" if isinstance(value, set) else "frozenset({" + items + "})")
+        return
+    print(repr(value))
+"""
+
+
 def _last_echoed(program: str) -> str | None:
     """The program with its last statement's value shown as IPython shows a cell's result
-    (`sys.displayhook`: its repr, nothing for None) when that statement is an expression; None
-    when it does not parse."""
+    (`_IPYTHON_SHOW`) when that statement is an expression; None when it does not parse."""
     tree = _parsed(program)
     if tree is None or not tree.body:
         return None
     last = tree.body[-1]
     if isinstance(last, ast.Expr):
-        hook = ast.parse("__import__('sys').displayhook", mode="eval").body
+        hook = ast.Name(id="_ipython_show", ctx=ast.Load())
         tree.body[-1] = ast.Expr(value=ast.Call(func=hook, args=[last.value], keywords=[]))
+        tree.body[:0] = ast.parse(_IPYTHON_SHOW).body
     return ast.unparse(ast.fix_missing_locations(tree))
 
 
